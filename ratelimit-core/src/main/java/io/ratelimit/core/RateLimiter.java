@@ -1,0 +1,214 @@
+package io.ratelimit.core;
+
+import java.util.Objects;
+
+import io.ratelimit.core.bucket.BucketKeys;
+import io.ratelimit.core.bucket.BucketLimits;
+import io.ratelimit.core.bucket.BucketStore;
+import io.ratelimit.core.bucket.Consumption;
+import io.ratelimit.core.bucket.EndpointWeights;
+import io.ratelimit.core.bucket.LocalBucketStore;
+import io.ratelimit.core.endpoint.EndpointResolver;
+import io.ratelimit.core.endpoint.EndpointTemplate;
+import io.ratelimit.core.identity.Identity;
+import io.ratelimit.core.identity.IdentityResolver;
+import io.ratelimit.core.identity.KeyedHasher;
+import io.ratelimit.core.policy.Policy;
+import io.ratelimit.core.policy.PolicyMode;
+import io.ratelimit.core.policy.PolicySettings;
+import io.ratelimit.core.policy.ReloadablePolicies;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The rate limiter: the whole pipeline in {@link #evaluate}. Endpoint, then identity, then
+ * policy, then bucket; the result is a {@link Decision}. Thread-safe; built with
+ * {@link #builder(EndpointResolver, ReloadablePolicies)}.
+ */
+public final class RateLimiter {
+
+	private final EndpointResolver endpoints;
+
+	private final IdentityResolver identities;
+
+	private final ReloadablePolicies policies;
+
+	private final EndpointWeights weights;
+
+	private final BucketKeys keys;
+
+	private final BucketStore buckets;
+
+	private final TimeSource time;
+
+	private final boolean legacyHeaders;
+
+	private RateLimiter(Builder builder) {
+		this.endpoints = builder.endpoints;
+		this.identities = builder.identities;
+		this.policies = builder.policies;
+		this.weights = builder.weights;
+		this.keys = (builder.keys != null) ? builder.keys : new BucketKeys(KeyedHasher.withRandomSecret(), false);
+		this.time = builder.time;
+		this.buckets = (builder.buckets != null) ? builder.buckets : LocalBucketStore.create(100_000, builder.time);
+		this.legacyHeaders = builder.legacyHeaders;
+	}
+
+	/**
+	 * Returns a builder for a limiter over the given endpoints and policies.
+	 * @param endpoints decides which endpoint a request is
+	 * @param policies the policies in force
+	 * @return a new builder
+	 */
+	public static Builder builder(EndpointResolver endpoints, ReloadablePolicies policies) {
+		return new Builder(endpoints, policies);
+	}
+
+	/**
+	 * Decides one request, consuming from its bucket when it is allowed.
+	 * @param request the request
+	 * @return the decision
+	 */
+	public Decision evaluate(RateLimitRequest request) {
+		EndpointTemplate endpoint = this.endpoints.resolve(request);
+		// Unknown endpoints are limited by network alone: no credential work for random paths.
+		Identity identity = endpoint.isUnknown() ? this.identities.resolveAnonymous(request)
+				: this.identities.resolve(request);
+		Policy policy = this.policies.current().resolve(endpoint, identity.tenant());
+		if (policy.mode() == PolicyMode.OFF) {
+			return Decision.unlimited(endpoint, policy);
+		}
+		int weight = this.weights.weightOf(endpoint);
+		BucketLimits limits = policy.limits().withCapacityOfAtLeast(weight);
+		Consumption consumption = this.buckets.tryConsume(this.keys.keyFor(endpoint, identity), limits, weight);
+		return Decision.of(endpoint, policy, limits, consumption, this.legacyHeaders ? this.time.currentTimeMillis() : -1);
+	}
+
+	/**
+	 * Returns the policies in force.
+	 * @return the reloadable policies
+	 */
+	public ReloadablePolicies policies() {
+		return this.policies;
+	}
+
+	/**
+	 * Returns the bucket store.
+	 * @return the store
+	 */
+	public BucketStore buckets() {
+		return this.buckets;
+	}
+
+	/**
+	 * Builds a {@link RateLimiter}. Every setter checks its argument; {@link #build()}
+	 * checks that they fit together.
+	 */
+	public static final class Builder {
+
+		private final EndpointResolver endpoints;
+
+		private final ReloadablePolicies policies;
+
+		private IdentityResolver identities = IdentityResolver.networkOnly();
+
+		private EndpointWeights weights = EndpointWeights.uniform();
+
+		private @Nullable BucketKeys keys;
+
+		private @Nullable BucketStore buckets;
+
+		private TimeSource time = TimeSource.system();
+
+		private boolean legacyHeaders;
+
+		private Builder(EndpointResolver endpoints, ReloadablePolicies policies) {
+			this.endpoints = Objects.requireNonNull(endpoints, "endpoints must not be null");
+			this.policies = Objects.requireNonNull(policies, "policies must not be null");
+		}
+
+		/**
+		 * Sets how identities are resolved; by default network identity only, with no
+		 * trusted proxy.
+		 * @param identities the identity resolver
+		 * @return this builder
+		 */
+		public Builder identities(IdentityResolver identities) {
+			this.identities = Objects.requireNonNull(identities, "identities must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets the cost of requests per endpoint; by default every request costs one token.
+		 * @param weights the weights
+		 * @return this builder
+		 */
+		public Builder weights(EndpointWeights weights) {
+			this.weights = Objects.requireNonNull(weights, "weights must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets how bucket keys are built; by default under a random per-process secret,
+		 * without the network identity of authenticated principals.
+		 * @param keys the key builder
+		 * @return this builder
+		 */
+		public Builder bucketKeys(BucketKeys keys) {
+			this.keys = Objects.requireNonNull(keys, "keys must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets the bucket store; by default a local store of 100,000 buckets.
+		 * @param buckets the store
+		 * @return this builder
+		 */
+		public Builder buckets(BucketStore buckets) {
+			this.buckets = Objects.requireNonNull(buckets, "buckets must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets the clock of the default bucket store and of the legacy reset field.
+		 * @param time the time source
+		 * @return this builder
+		 */
+		public Builder timeSource(TimeSource time) {
+			this.time = Objects.requireNonNull(time, "time must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets whether to add {@code X-RateLimit-Limit}, {@code -Remaining} and
+		 * {@code -Reset} to the standard fields.
+		 * @param legacyHeaders whether to send the legacy fields
+		 * @return this builder
+		 */
+		public Builder legacyHeaders(boolean legacyHeaders) {
+			this.legacyHeaders = legacyHeaders;
+			return this;
+		}
+
+		/**
+		 * Builds the limiter.
+		 * @return the limiter
+		 * @throws IllegalArgumentException if a weight exceeds the capacity of the built-in
+		 * default policy, so that such requests could never pass
+		 */
+		public RateLimiter build() {
+			PolicySettings settings = this.policies.settings();
+			long capacity = BucketLimits.of(settings.defaultRps(), settings.burstFactor(), 1).quota();
+			this.weights.asMap().forEach((endpoint, weight) -> {
+				if (weight > capacity) {
+					throw new IllegalArgumentException("The weight " + weight + " of '" + endpoint
+							+ "' exceeds the capacity " + capacity + " of the built-in default policy (rate "
+							+ settings.defaultRps().toPlainString() + " x burst factor "
+							+ settings.burstFactor().toPlainString() + "): lower the weight or raise the default rate");
+				}
+			});
+			return new RateLimiter(this);
+		}
+
+	}
+
+}

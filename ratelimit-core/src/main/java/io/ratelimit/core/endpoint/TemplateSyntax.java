@@ -1,0 +1,102 @@
+package io.ratelimit.core.endpoint;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The grammar of endpoint templates, as problems rather than exceptions so that both
+ * construction and policy validation can report them.
+ */
+final class TemplateSyntax {
+
+	private static final int MAX_METHOD_LENGTH = 20;
+
+	private static final int MAX_PATH_LENGTH = 1000;
+
+	private TemplateSyntax() {
+	}
+
+	/**
+	 * @return why the method is not valid, or {@code null} if it is
+	 */
+	static @Nullable String methodProblem(String method) {
+		if (method.isEmpty() || method.length() > MAX_METHOD_LENGTH) {
+			return "the method must be 1 to " + MAX_METHOD_LENGTH + " upper-case letters";
+		}
+		for (int i = 0; i < method.length(); i++) {
+			char c = method.charAt(i);
+			if (c < 'A' || c > 'Z') {
+				return "the method must be upper-case letters only";
+			}
+		}
+		return null;
+	}
+
+	/**
+	 * @return why the path is not a valid template path, or {@code null} if it is
+	 */
+	static @Nullable String pathProblem(String path) {
+		if (path.isEmpty() || path.charAt(0) != '/') {
+			return "the path must start with '/'";
+		}
+		if (path.length() > MAX_PATH_LENGTH) {
+			return "the path must not be longer than " + MAX_PATH_LENGTH + " characters";
+		}
+		int segmentStart = 1;
+		for (int i = 1; i <= path.length(); i++) {
+			if (i == path.length() || path.charAt(i) == '/') {
+				String problem = segmentProblem(path, segmentStart, i);
+				if (problem != null) {
+					return problem;
+				}
+				segmentStart = i + 1;
+			}
+		}
+		return null;
+	}
+
+	private static @Nullable String segmentProblem(String path, int start, int end) {
+		boolean catchAll = (end - start == 2) && path.charAt(start) == '*' && path.charAt(start + 1) == '*';
+		if (catchAll) {
+			return null;
+		}
+		for (int i = start; i < end; i++) {
+			char c = path.charAt(i);
+			if (!isPathCharacter(c)) {
+				String hint = (c == '{' || c == '}') ? "; variables are written '*'" : "";
+				return "the path must not contain '" + printable(String.valueOf(c)) + "'" + hint;
+			}
+			if (c == '*' && i + 1 < end && path.charAt(i + 1) == '*') {
+				return "'**' must be a whole path segment";
+			}
+		}
+		return null;
+	}
+
+	/**
+	 * RFC 3986 pchar (unreserved, sub-delims, ':' and '@') plus '*' for variables, without
+	 * percent-encoding: templates are matched paths, never raw request text.
+	 */
+	private static boolean isPathCharacter(char c) {
+		return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+				|| "-._~!$&'()*+,;=:@".indexOf(c) >= 0;
+	}
+
+	/**
+	 * Returns text safe to put in a message: control and non-ASCII characters escaped, so
+	 * a malformed row cannot forge log lines.
+	 */
+	static String printable(String text) {
+		StringBuilder printable = new StringBuilder(text.length());
+		for (int i = 0; i < text.length(); i++) {
+			char c = text.charAt(i);
+			if (c >= 0x20 && c < 0x7f) {
+				printable.append(c);
+			}
+			else {
+				printable.append(String.format("\\u%04x", (int) c));
+			}
+		}
+		return printable.toString();
+	}
+
+}

@@ -1,0 +1,60 @@
+package io.ratelimit.core.identity;
+
+import java.util.Objects;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Who a request is, as far as the limiter can verify it. Authenticated identities carry a
+ * stable principal id (a token subject or an API key's principal, never the secret itself)
+ * and the tenant; every identity carries the client network identity.
+ *
+ * @param source how the identity was established
+ * @param principal the verified principal id, {@code null} for anonymous requests
+ * @param tenant the tenant (project) of the principal, {@code null} if global or anonymous
+ * @param network the client network identity
+ */
+public record Identity(Source source, @Nullable String principal, @Nullable String tenant, NetworkIdentity network) {
+
+	public Identity {
+		Objects.requireNonNull(source, "source must not be null");
+		Objects.requireNonNull(network, "network must not be null");
+		if ((source == Source.NETWORK) != (principal == null)) {
+			throw new IllegalArgumentException("A principal is required for " + source + " identities and only for them");
+		}
+	}
+
+	/**
+	 * Returns the anonymous identity of a client network.
+	 * @param network the client network identity
+	 * @return an identity without principal or tenant
+	 */
+	public static Identity anonymous(NetworkIdentity network) {
+		return new Identity(Source.NETWORK, null, null, network);
+	}
+
+	/**
+	 * Returns whether a principal was verified.
+	 * @return {@code true} for token and API-key identities
+	 */
+	public boolean isAuthenticated() {
+		return this.principal != null;
+	}
+
+	/**
+	 * How an identity was established, from the most to the least specific.
+	 */
+	public enum Source {
+
+		/** A bearer token whose signature and expiry were verified. */
+		TOKEN,
+
+		/** An API key found active in the key store. */
+		API_KEY,
+
+		/** The client network identity alone. */
+		NETWORK
+
+	}
+
+}

@@ -1,0 +1,215 @@
+package io.ratelimit.core.policy;
+
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+import io.ratelimit.core.bucket.BucketLimits;
+import io.ratelimit.core.endpoint.EndpointTemplate;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * An immutable, validated set of policies and the precedence chain over them:
+ * <pre>
+ * (template, tenant) -&gt; (template, global) -&gt; (default, tenant) -&gt; (default, global) -&gt; built-in default
+ * UNKNOWN -&gt; (UNKNOWN, global) -&gt; built-in UNKNOWN
+ * </pre>
+ * The chain always ends in a limit: a missing row never means "no limit". Resolution is a
+ * few hash lookups and allocates nothing, so it runs on every request.
+ */
+public final class PolicySnapshot {
+
+	private final long version;
+
+	private final Instant loadedAt;
+
+	private final List<Policy> policies;
+
+	private final List<RejectedRow> rejected;
+
+	private final Map<EndpointTemplate, Candidates> byEndpoint;
+
+	private final Candidates defaults;
+
+	private final Policy builtInDefault;
+
+	private final Policy unknown;
+
+	private PolicySnapshot(long version, Instant loadedAt, List<Policy> policies, List<RejectedRow> rejected,
+			PolicySettings settings) {
+		this.version = version;
+		this.loadedAt = loadedAt;
+		this.policies = List.copyOf(policies);
+		this.rejected = List.copyOf(rejected);
+		Map<EndpointTemplate, Candidates> byEndpoint = new HashMap<>();
+		for (Policy policy : policies) {
+			byEndpoint.computeIfAbsent(policy.endpoint(), (endpoint) -> new Candidates()).add(policy);
+		}
+		this.defaults = Objects.requireNonNullElseGet(byEndpoint.remove(EndpointTemplate.DEFAULT), Candidates::new);
+		Candidates unknownRows = byEndpoint.remove(EndpointTemplate.UNKNOWN);
+		this.byEndpoint = Map.copyOf(byEndpoint);
+		this.builtInDefault = builtIn(EndpointTemplate.DEFAULT, settings.defaultRps(), settings);
+		this.unknown = (unknownRows != null && unknownRows.global != null) ? unknownRows.global
+				: builtIn(EndpointTemplate.UNKNOWN, settings.unknownRps(), settings);
+	}
+
+	/**
+	 * Returns the snapshot in use before any row was loaded: the built-in policies alone.
+	 * @param settings the built-in limits
+	 * @param now the current time
+	 * @return a snapshot of version 0
+	 */
+	public static PolicySnapshot builtIn(PolicySettings settings, Instant now) {
+		return new PolicySnapshot(0, now, List.of(), List.of(), settings);
+	}
+
+	/**
+	 * Validates rows into a snapshot. Invalid rows are kept in {@link #rejected()} with the
+	 * reason, and otherwise skipped.
+	 * @param rows the rows as stored
+	 * @param settings the built-in limits, burst factor and known endpoints
+	 * @param version the version of the new snapshot
+	 * @param loadedAt when the rows were read
+	 * @return the snapshot
+	 */
+	public static PolicySnapshot of(List<PolicyRow> rows, PolicySettings settings, long version, Instant loadedAt) {
+		PolicyRowValidator validation = new PolicyRowValidator(settings).validate(rows);
+		return new PolicySnapshot(version, loadedAt, validation.accepted(), validation.rejected(), settings);
+	}
+
+	/**
+	 * Returns the policy for a request to an endpoint by a tenant.
+	 * @param endpoint the endpoint charged
+	 * @param tenant the tenant of the request, {@code null} for none
+	 * @return the policy, never {@code null}
+	 */
+	public Policy resolve(EndpointTemplate endpoint, @Nullable String tenant) {
+		if (endpoint.isUnknown()) {
+			return this.unknown;
+		}
+		Candidates candidates = this.byEndpoint.get(endpoint);
+		Policy policy = (candidates != null) ? candidates.find(tenant) : null;
+		if (policy == null) {
+			policy = this.defaults.find(tenant);
+		}
+		return (policy != null) ? policy : this.builtInDefault;
+	}
+
+	/**
+	 * Resolves like {@link #resolve} and reports each link of the chain tried.
+	 * @param endpoint the endpoint charged
+	 * @param tenant the tenant of the request, {@code null} for none
+	 * @return the resolution
+	 */
+	public PolicyResolution explain(EndpointTemplate endpoint, @Nullable String tenant) {
+		List<PolicyResolution.Link> chain = new ArrayList<>();
+		if (endpoint.isUnknown()) {
+			Policy row = this.unknown.isBuiltIn() ? null : this.unknown;
+			chain.add(new PolicyResolution.Link(EndpointTemplate.UNKNOWN, null, row));
+			return new PolicyResolution(endpoint, tenant, chain, this.unknown);
+		}
+		Candidates candidates = this.byEndpoint.getOrDefault(endpoint, new Candidates());
+		Policy found = walk(chain, endpoint, tenant, candidates);
+		if (found == null) {
+			found = walk(chain, EndpointTemplate.DEFAULT, tenant, this.defaults);
+		}
+		return new PolicyResolution(endpoint, tenant, chain, (found != null) ? found : this.builtInDefault);
+	}
+
+	private static @Nullable Policy walk(List<PolicyResolution.Link> chain, EndpointTemplate endpoint,
+			@Nullable String tenant, Candidates candidates) {
+		if (tenant != null) {
+			Policy forTenant = candidates.byTenant.get(tenant);
+			chain.add(new PolicyResolution.Link(endpoint, tenant, forTenant));
+			if (forTenant != null) {
+				return forTenant;
+			}
+		}
+		chain.add(new PolicyResolution.Link(endpoint, null, candidates.global));
+		return candidates.global;
+	}
+
+	/**
+	 * Returns the version, incremented by each successful load.
+	 * @return the version, 0 before the first load
+	 */
+	public long version() {
+		return this.version;
+	}
+
+	/**
+	 * Returns when the rows of this snapshot were read.
+	 * @return the load time
+	 */
+	public Instant loadedAt() {
+		return this.loadedAt;
+	}
+
+	/**
+	 * Returns the policies loaded from rows.
+	 * @return the valid policies, without the built-in ones
+	 */
+	public List<Policy> policies() {
+		return this.policies;
+	}
+
+	/**
+	 * Returns the rows that were rejected, with the reasons.
+	 * @return the rejected rows
+	 */
+	public List<RejectedRow> rejected() {
+		return this.rejected;
+	}
+
+	/**
+	 * Returns the policy that applies when no row matches a known endpoint.
+	 * @return the {@code (default, global)} row, or the built-in default
+	 */
+	public Policy defaultPolicy() {
+		Policy global = this.defaults.global;
+		return (global != null) ? global : this.builtInDefault;
+	}
+
+	/**
+	 * Returns the policy for unknown endpoints.
+	 * @return the {@code (UNKNOWN, global)} row, or the built-in one
+	 */
+	public Policy unknownPolicy() {
+		return this.unknown;
+	}
+
+	private static Policy builtIn(EndpointTemplate endpoint, BigDecimal rps, PolicySettings settings) {
+		return new Policy(endpoint, null, rps, PolicyMode.ENFORCE, BucketLimits.of(rps, settings.burstFactor(), 1),
+				Policy.BUILT_IN);
+	}
+
+	/**
+	 * The policies of one endpoint: the global one and those of single tenants.
+	 */
+	private static final class Candidates {
+
+		private @Nullable Policy global;
+
+		private final Map<String, Policy> byTenant = new HashMap<>();
+
+		void add(Policy policy) {
+			if (policy.tenant() == null) {
+				this.global = policy;
+			}
+			else {
+				this.byTenant.put(policy.tenant(), policy);
+			}
+		}
+
+		@Nullable Policy find(@Nullable String tenant) {
+			Policy policy = (tenant != null) ? this.byTenant.get(tenant) : null;
+			return (policy != null) ? policy : this.global;
+		}
+
+	}
+
+}

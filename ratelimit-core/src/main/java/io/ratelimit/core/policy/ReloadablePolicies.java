@@ -1,0 +1,101 @@
+package io.ratelimit.core.policy;
+
+import java.time.Instant;
+import java.util.Objects;
+import java.util.concurrent.locks.ReentrantLock;
+
+import io.ratelimit.core.TimeSource;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Holds the policy snapshot in use and replaces it on reload. Readers see either the old
+ * or the new snapshot, never a mix; a failed load keeps the last good snapshot. Before the
+ * first successful load the built-in policies apply.
+ * <p>
+ * Reloads are serialized, so concurrent reload requests are safe and each one reads the
+ * table afresh.
+ */
+public final class ReloadablePolicies {
+
+	private static final System.Logger logger = System.getLogger(ReloadablePolicies.class.getName());
+
+	private final PolicySource source;
+
+	private final PolicySettings settings;
+
+	private final TimeSource time;
+
+	private final ReentrantLock reloading = new ReentrantLock();
+
+	private volatile PolicySnapshot current;
+
+	private volatile @Nullable String lastFailure;
+
+	/**
+	 * Creates a holder that serves the built-in policies until {@link #reload()} succeeds.
+	 * @param source where the rows come from
+	 * @param settings the built-in limits, burst factor and known endpoints
+	 * @param time the clock load times are read from
+	 */
+	public ReloadablePolicies(PolicySource source, PolicySettings settings, TimeSource time) {
+		this.source = Objects.requireNonNull(source, "source must not be null");
+		this.settings = Objects.requireNonNull(settings, "settings must not be null");
+		this.time = Objects.requireNonNull(time, "time must not be null");
+		this.current = PolicySnapshot.builtIn(settings, now());
+	}
+
+	/**
+	 * Returns the settings policies are validated and completed with.
+	 * @return the settings
+	 */
+	public PolicySettings settings() {
+		return this.settings;
+	}
+
+	/**
+	 * Returns the snapshot in use. Cheap: one volatile read.
+	 * @return the current snapshot
+	 */
+	public PolicySnapshot current() {
+		return this.current;
+	}
+
+	/**
+	 * Returns why the most recent reload failed.
+	 * @return the failure, or {@code null} if the most recent reload succeeded or none ran
+	 */
+	public @Nullable String lastFailure() {
+		return this.lastFailure;
+	}
+
+	/**
+	 * Reads every row and swaps in the new snapshot. On failure the current snapshot stays.
+	 * @return the outcome
+	 */
+	public PolicyReloadResult reload() {
+		this.reloading.lock();
+		try {
+			PolicySnapshot next = PolicySnapshot.of(this.source.load(), this.settings, this.current.version() + 1, now());
+			this.current = next;
+			this.lastFailure = null;
+			next.rejected()
+				.forEach((row) -> logger.log(System.Logger.Level.WARNING, "Skipped rate limit policy {0}", row));
+			return new PolicyReloadResult(next, null);
+		}
+		catch (Exception ex) {
+			String failure = ex.getClass().getSimpleName() + ": " + ex.getMessage();
+			this.lastFailure = failure;
+			logger.log(System.Logger.Level.WARNING,
+					"Could not reload rate limit policies, keeping version {0}: {1}", this.current.version(), failure);
+			return new PolicyReloadResult(this.current, failure);
+		}
+		finally {
+			this.reloading.unlock();
+		}
+	}
+
+	private Instant now() {
+		return Instant.ofEpochMilli(this.time.currentTimeMillis());
+	}
+
+}

@@ -1,0 +1,71 @@
+package io.ratelimit.core.bucket;
+
+import io.ratelimit.core.endpoint.EndpointTemplate;
+import io.ratelimit.core.identity.Identity;
+import io.ratelimit.core.identity.KeyedHasher;
+import io.ratelimit.core.identity.NetworkIdentity;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class BucketKeysTest {
+
+	private static final EndpointTemplate USERS = EndpointTemplate.of("GET", "/api/users/*");
+
+	private static final EndpointTemplate ORDERS = EndpointTemplate.of("POST", "/api/orders");
+
+	private static final KeyedHasher HASHER = KeyedHasher.withSecret("a-shared-secret-of-32-bytes-long");
+
+	private static final NetworkIdentity HOME = new NetworkIdentity("198.51.100.7");
+
+	private static final NetworkIdentity CAFE = new NetworkIdentity("203.0.113.9");
+
+	private static Identity alice(NetworkIdentity network) {
+		return new Identity(Identity.Source.API_KEY, "alice", "acme", network);
+	}
+
+	@Test
+	void keyForWhenPrincipalMovesNetworksThenSameBucketByDefault() {
+		BucketKeys keys = new BucketKeys(HASHER, false);
+
+		assertThat(keys.keyFor(USERS, alice(HOME))).isEqualTo(keys.keyFor(USERS, alice(CAFE)));
+	}
+
+	@Test
+	void keyForWhenNetworkIncludedForPrincipalsThenBucketPerNetwork() {
+		BucketKeys keys = new BucketKeys(HASHER, true);
+
+		assertThat(keys.keyFor(USERS, alice(HOME))).isNotEqualTo(keys.keyFor(USERS, alice(CAFE)));
+	}
+
+	@Test
+	void keyForWhenAnythingDiffersThenDifferentBucket() {
+		BucketKeys keys = new BucketKeys(HASHER, false);
+		BucketKey base = keys.keyFor(USERS, alice(HOME));
+
+		assertThat(keys.keyFor(ORDERS, alice(HOME))).isNotEqualTo(base);
+		assertThat(keys.keyFor(USERS, new Identity(Identity.Source.API_KEY, "alice", "globex", HOME)))
+			.isNotEqualTo(base);
+		assertThat(keys.keyFor(USERS, new Identity(Identity.Source.TOKEN, "alice", "acme", HOME))).isNotEqualTo(base);
+		assertThat(keys.keyFor(USERS, Identity.anonymous(HOME))).isNotEqualTo(base);
+		assertThat(keys.keyFor(USERS, Identity.anonymous(HOME))).isNotEqualTo(keys.keyFor(USERS, Identity.anonymous(CAFE)));
+		assertThat(new BucketKeys(KeyedHasher.withSecret("another-secret-of-32-bytes-long!"), false)
+			.keyFor(USERS, alice(HOME))).isNotEqualTo(base);
+	}
+
+	@Test
+	void keyForWhenPartsShiftBetweenFieldsThenNoCollision() {
+		BucketKeys keys = new BucketKeys(HASHER, false);
+
+		assertThat(keys.keyFor(USERS, new Identity(Identity.Source.API_KEY, "b", "ac", HOME)))
+			.isNotEqualTo(keys.keyFor(USERS, new Identity(Identity.Source.API_KEY, "cb", "a", HOME)));
+	}
+
+	@Test
+	void keyForWhenSameInputsAndSecretThenStableAcrossInstances() {
+		assertThat(new BucketKeys(HASHER, false).keyFor(USERS, alice(HOME)))
+			.isEqualTo(new BucketKeys(KeyedHasher.withSecret("a-shared-secret-of-32-bytes-long"), false)
+				.keyFor(USERS, alice(HOME)));
+	}
+
+}

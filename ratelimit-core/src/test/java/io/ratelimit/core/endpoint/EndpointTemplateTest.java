@@ -1,0 +1,102 @@
+package io.ratelimit.core.endpoint;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+class EndpointTemplateTest {
+
+	@ParameterizedTest(name = "{0} -> {1}")
+	@CsvSource(delimiter = '|', textBlock = """
+			/api/users/{id}                | /api/users/*
+			/api/users/{userId}            | /api/users/*
+			/api/users/{id:\\d+}            | /api/users/*
+			/api/users/{id:[0-9]{1,3}}     | /api/users/*
+			/api/orders/{id}/items         | /api/orders/*/items
+			/files/{*rest}                 | /files/**
+			/files/**                      | /files/**
+			/img/{name}.{ext}              | /img/*.*
+			/img/{a}{b}                    | /img/*
+			/img/*.png                     | /img/*.png
+			/api/v?/users                  | /api/v*/users
+			api/products                   | /api/products
+			/                              | /
+			''                             | /
+			""")
+	void fromPatternWhenSpringPatternThenVariablesCollapse(String pattern, String path) {
+		assertThat(EndpointTemplate.fromPattern("GET", pattern).path()).isEqualTo(path);
+	}
+
+	@Test
+	void fromPatternWhenVariableRenamedThenSameTemplate() {
+		assertThat(EndpointTemplate.fromPattern("GET", "/api/users/{id}"))
+			.isEqualTo(EndpointTemplate.fromPattern("GET", "/api/users/{userId}"))
+			.hasSameHashCodeAs(EndpointTemplate.fromPattern("GET", "/api/users/{userId}"));
+	}
+
+	@Test
+	void ofWhenHeadThenChargedAsGet() {
+		EndpointTemplate head = EndpointTemplate.of("HEAD", "/api/users/*");
+
+		assertThat(head).isEqualTo(EndpointTemplate.of("GET", "/api/users/*"));
+		assertThat(head).hasToString("GET /api/users/*");
+	}
+
+	@Test
+	void parseWhenTextFormThenRoundTrips() {
+		EndpointTemplate template = EndpointTemplate.parse("POST /api/orders/*/items");
+
+		assertThat(template.method()).isEqualTo("POST");
+		assertThat(template.path()).isEqualTo("/api/orders/*/items");
+		assertThat(EndpointTemplate.parse(template.toString())).isEqualTo(template);
+	}
+
+	@Test
+	void parseWhenReservedNameThenReservedTemplate() {
+		assertThat(EndpointTemplate.parse("UNKNOWN")).isSameAs(EndpointTemplate.UNKNOWN);
+		assertThat(EndpointTemplate.parse("default")).isSameAs(EndpointTemplate.DEFAULT);
+		assertThat(EndpointTemplate.UNKNOWN.isReserved()).isTrue();
+		assertThat(EndpointTemplate.UNKNOWN.isUnknown()).isTrue();
+		assertThat(EndpointTemplate.DEFAULT.isUnknown()).isFalse();
+		assertThat(EndpointTemplate.DEFAULT.method()).isNull();
+	}
+
+	@ParameterizedTest(name = "{0}")
+	@CsvSource(delimiter = '|', textBlock = """
+			unknown                  | expected 'METHOD /path', 'default' or 'UNKNOWN'
+			Default                  | expected 'METHOD /path'
+			GET                      | expected 'METHOD /path'
+			'GET  /x'                | must start with '/'
+			'GET /x y'               | must not contain ' '
+			GET /x?q=1               | must not contain '?'
+			GET /x#y                 | must not contain '#'
+			GET /a/%2F               | must not contain '%'
+			GET /a/{id}              | must not contain '{'
+			GET /a/***               | '**' must be a whole path segment
+			g3t /a                   | upper-case letters
+			HEAD /a                  | HEAD is charged as GET, so write 'GET /a'
+			""")
+	void parseWhenMalformedThenMessageNamesTextAndProblem(String text, String problem) {
+		assertThatIllegalArgumentException().isThrownBy(() -> EndpointTemplate.parse(text))
+			.withMessageContaining(problem)
+			.withMessageContaining(text.length() < 20 ? text : "");
+	}
+
+	@Test
+	void parseWhenControlCharactersThenEscapedEverywhereInTheMessage() {
+		assertThatIllegalArgumentException().isThrownBy(() -> EndpointTemplate.parse("GET /a\nWARN forged\u0000"))
+			.withMessage("Invalid endpoint template 'GET /a\\u000aWARN forged\\u0000': the path must not contain '\\u000a'");
+	}
+
+	@Test
+	void parseWhenHugeThenRejectedWithoutEchoingIt() {
+		String huge = "GET /" + "a".repeat(5000);
+
+		assertThatIllegalArgumentException().isThrownBy(() -> EndpointTemplate.parse(huge))
+			.withMessage("Invalid endpoint template: longer than 1024 characters");
+	}
+
+}

@@ -1,0 +1,156 @@
+package io.ratelimit.core.policy;
+
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+import io.ratelimit.core.endpoint.EndpointTemplate;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The precedence chain of DESIGN.md 3.3, one test per link, and tenant isolation.
+ */
+class PolicySnapshotTest {
+
+	private static final EndpointTemplate USERS = EndpointTemplate.of("GET", "/api/users/*");
+
+	private static final EndpointTemplate ORDERS = EndpointTemplate.of("POST", "/api/orders");
+
+	private static final PolicySettings SETTINGS = PolicySettings.of(new BigDecimal("7"), new BigDecimal("3"),
+			new BigDecimal("2"));
+
+	private static PolicyRow row(String id, String endpoint, String tenant, String rps) {
+		return new PolicyRow(id, endpoint, tenant, new BigDecimal(rps), null);
+	}
+
+	/** Every link of the chain present, each with a distinct rate. */
+	private static final List<PolicyRow> FULL_CHAIN = List.of(
+			row("1", "GET /api/users/*", "acme", "1"),
+			row("2", "GET /api/users/*", null, "2"),
+			row("3", "default", "acme", "4"),
+			row("4", "default", null, "5"),
+			row("5", "UNKNOWN", null, "6"));
+
+	private static PolicySnapshot snapshot(List<PolicyRow> rows) {
+		return PolicySnapshot.of(rows, SETTINGS, 1, Instant.EPOCH);
+	}
+
+	private static PolicySnapshot fullChainWithout(String... ids) {
+		List<PolicyRow> rows = new ArrayList<>(FULL_CHAIN);
+		rows.removeIf((row) -> Arrays.asList(ids).contains(row.id()));
+		return snapshot(rows);
+	}
+
+	@Test
+	void resolveWhenTemplateAndTenantRowExistsThenItWins() {
+		assertThat(fullChainWithout().resolve(USERS, "acme").origin()).isEqualTo("row 1");
+	}
+
+	@Test
+	void resolveWhenNoTenantRowThenTemplateGlobalRow() {
+		assertThat(fullChainWithout("1").resolve(USERS, "acme").origin()).isEqualTo("row 2");
+	}
+
+	@Test
+	void resolveWhenNoTemplateRowsThenDefaultTenantRow() {
+		assertThat(fullChainWithout("1", "2").resolve(USERS, "acme").origin()).isEqualTo("row 3");
+	}
+
+	@Test
+	void resolveWhenOnlyDefaultGlobalRowThenItApplies() {
+		assertThat(fullChainWithout("1", "2", "3").resolve(USERS, "acme").origin()).isEqualTo("row 4");
+	}
+
+	@Test
+	void resolveWhenNoRowAtAllThenBuiltInDefaultNeverNoLimit() {
+		Policy policy = snapshot(List.of()).resolve(USERS, "acme");
+
+		assertThat(policy.isBuiltIn()).isTrue();
+		assertThat(policy.endpoint()).isEqualTo(EndpointTemplate.DEFAULT);
+		assertThat(policy.rps()).isEqualByComparingTo("7");
+		assertThat(policy.mode()).isEqualTo(PolicyMode.ENFORCE);
+	}
+
+	@Test
+	void resolveWhenTenantRowExistsButRequestIsAnonymousThenGlobalRow() {
+		assertThat(fullChainWithout().resolve(USERS, null).origin()).isEqualTo("row 2");
+		assertThat(fullChainWithout("2").resolve(USERS, null).origin()).isEqualTo("row 4");
+	}
+
+	@Test
+	void resolveWhenTemplateTenantRowExistsThenDefaultTenantRowDoesNotOverrideIt() {
+		// (template, global) outranks (default, tenant): the endpoint's own limit comes first.
+		assertThat(fullChainWithout("1").resolve(USERS, "acme").rps()).isEqualByComparingTo("2");
+	}
+
+	@Test
+	void resolveWhenUnknownEndpointThenUnknownRowIgnoringTenantsAndDefaults() {
+		assertThat(fullChainWithout().resolve(EndpointTemplate.UNKNOWN, "acme").origin()).isEqualTo("row 5");
+	}
+
+	@Test
+	void resolveWhenUnknownEndpointWithoutRowThenBuiltInUnknownNotDefault() {
+		Policy policy = fullChainWithout("5").resolve(EndpointTemplate.UNKNOWN, null);
+
+		assertThat(policy.isBuiltIn()).isTrue();
+		assertThat(policy.endpoint()).isEqualTo(EndpointTemplate.UNKNOWN);
+		assertThat(policy.rps()).isEqualByComparingTo("3");
+	}
+
+	@Test
+	void resolveWhenOtherTenantHasOverrideThenItNeverApplies() {
+		PolicySnapshot snapshot = snapshot(List.of(
+				row("1", "GET /api/users/*", "acme", "100"),
+				row("2", "default", "acme", "100"),
+				row("3", "GET /api/users/*", null, "2")));
+
+		assertThat(snapshot.resolve(USERS, "globex").origin()).isEqualTo("row 3");
+		assertThat(snapshot.resolve(ORDERS, "globex").isBuiltIn()).isTrue();
+		assertThat(snapshot.resolve(ORDERS, "acme").origin()).isEqualTo("row 2");
+	}
+
+	@Test
+	void explainWhenChainWalkedThenListsEveryLinkTriedAndAgreesWithResolve() {
+		PolicySnapshot snapshot = fullChainWithout("1", "2");
+
+		PolicyResolution resolution = snapshot.explain(USERS, "acme");
+
+		assertThat(resolution.chain()).extracting((link) -> link.endpoint() + "|" + link.tenant() + "|"
+				+ ((link.found() != null) ? link.found().origin() : "none"))
+			.containsExactly("GET /api/users/*|acme|none", "GET /api/users/*|null|none", "default|acme|row 3");
+		assertThat(resolution.policy()).isSameAs(snapshot.resolve(USERS, "acme"));
+	}
+
+	@Test
+	void explainWhenNothingMatchesThenEndsInBuiltInAfterFullChain() {
+		PolicyResolution resolution = snapshot(List.of()).explain(USERS, "acme");
+
+		assertThat(resolution.chain()).hasSize(4).allMatch((link) -> link.found() == null);
+		assertThat(resolution.policy().isBuiltIn()).isTrue();
+	}
+
+	@Test
+	void explainAgreesWithResolveForEveryCombination() {
+		for (int mask = 0; mask < 32; mask++) {
+			List<PolicyRow> rows = new ArrayList<>();
+			for (int i = 0; i < FULL_CHAIN.size(); i++) {
+				if ((mask & (1 << i)) != 0) {
+					rows.add(FULL_CHAIN.get(i));
+				}
+			}
+			PolicySnapshot snapshot = snapshot(rows);
+			for (EndpointTemplate endpoint : List.of(USERS, ORDERS, EndpointTemplate.UNKNOWN)) {
+				for (String tenant : Arrays.asList("acme", "globex", null)) {
+					assertThat(snapshot.explain(endpoint, tenant).policy())
+						.as("rows %s, %s, %s", rows, endpoint, tenant)
+						.isSameAs(snapshot.resolve(endpoint, tenant));
+				}
+			}
+		}
+	}
+
+}

@@ -1,0 +1,108 @@
+package io.ratelimit.core.policy;
+
+import java.math.BigDecimal;
+import java.time.Instant;
+import java.util.List;
+
+import io.ratelimit.core.endpoint.EndpointTemplate;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException;
+
+/**
+ * Bad rows are reported with the row and the reason, skipped, and never stop the others.
+ */
+class PolicyValidationTest {
+
+	private static final EndpointTemplate USERS = EndpointTemplate.of("GET", "/api/users/*");
+
+	private static final PolicySettings SETTINGS = PolicySettings.of(new BigDecimal("7"), new BigDecimal("3"),
+			BigDecimal.ONE);
+
+	@ParameterizedTest(name = "[{index}] {0} / {1} / {2} / {3}")
+	@CsvSource(delimiter = '|', nullValues = "NULL", textBlock = """
+			NULL                     | NULL | 5        | ENFORCE | endpoint is missing
+			'  '                     | NULL | 5        | ENFORCE | endpoint is missing
+			/api/users/*             | NULL | 5        | ENFORCE | expected 'METHOD /path'
+			get /api/users/*         | NULL | 5        | ENFORCE | upper-case letters
+			GET api/users            | NULL | 5        | ENFORCE | must start with '/'
+			GET /api/users/{id}      | NULL | 5        | ENFORCE | must not contain '{'
+			GET /api/users/**x       | NULL | 5        | ENFORCE | '**' must be a whole path segment
+			HEAD /api/users/*        | NULL | 5        | ENFORCE | HEAD is charged as GET
+			GET /api/users/*         | NULL | 0        | ENFORCE | must be positive
+			GET /api/users/*         | NULL | -3       | ENFORCE | must be positive
+			GET /api/users/*         | NULL | 0.0000001| ENFORCE | below the minimum
+			GET /api/users/*         | NULL | 1000001  | ENFORCE | above the maximum
+			GET /api/users/*         | NULL | NULL     | ENFORCE | rps_limit is missing
+			GET /api/users/*         | NULL | 5        | BLOCK   | mode must be ENFORCE, SHADOW or OFF
+			GET /api/users/*         | ' '  | 5        | ENFORCE | project_id must be NULL
+			UNKNOWN                  | acme | 5        | ENFORCE | UNKNOWN policies are global
+			""")
+	void ofWhenRowIsInvalidThenRejectedWithReasonAndOthersLoad(String endpoint, String tenant, String rps, String mode,
+			String reason) {
+		PolicyRow bad = new PolicyRow("13", endpoint, tenant, (rps != null) ? new BigDecimal(rps) : null, mode);
+		PolicyRow good = new PolicyRow("14", "default", null, new BigDecimal("9"), null);
+
+		PolicySnapshot snapshot = PolicySnapshot.of(List.of(bad, good), SETTINGS, 1, Instant.EPOCH);
+
+		assertThat(snapshot.rejected()).singleElement().satisfies((rejected) -> {
+			assertThat(rejected.row()).isEqualTo(bad);
+			assertThat(rejected.reason()).contains(reason);
+			assertThat(rejected.toString()).startsWith("row 13 ");
+		});
+		assertThat(snapshot.policies()).extracting(Policy::origin).containsExactly("row 14");
+		assertThat(snapshot.resolve(USERS, null).origin()).isEqualTo("row 14");
+	}
+
+	@Test
+	void ofWhenTemplateUnknownToApplicationThenRejected() {
+		PolicySettings settings = SETTINGS.withKnownEndpoints(USERS::equals);
+		PolicyRow typo = new PolicyRow("1", "GET /api/user/*", null, BigDecimal.ONE, null);
+		PolicyRow known = new PolicyRow("2", "GET /api/users/*", null, BigDecimal.ONE, null);
+
+		PolicySnapshot snapshot = PolicySnapshot.of(List.of(typo, known), settings, 1, Instant.EPOCH);
+
+		assertThat(snapshot.rejected()).singleElement()
+			.satisfies((rejected) -> assertThat(rejected.reason()).contains("no endpoint 'GET /api/user/*'"));
+		assertThat(snapshot.policies()).extracting(Policy::origin).containsExactly("row 2");
+	}
+
+	@Test
+	void ofWhenDuplicateRowsThenStricterAppliesAndOthersReported() {
+		PolicySnapshot snapshot = PolicySnapshot.of(List.of(
+				new PolicyRow("1", "GET /api/users/*", "acme", new BigDecimal("50"), null),
+				new PolicyRow("2", "GET /api/users/*", "acme", new BigDecimal("5"), null),
+				new PolicyRow("3", "GET /api/users/*", "acme", new BigDecimal("1"), "OFF"),
+				new PolicyRow("4", "GET /api/users/*", null, new BigDecimal("50"), null)), SETTINGS, 1, Instant.EPOCH);
+
+		assertThat(snapshot.resolve(USERS, "acme").origin()).isEqualTo("row 2");
+		assertThat(snapshot.rejected()).extracting((rejected) -> rejected.row().id()).containsExactlyInAnyOrder("1", "3");
+		assertThat(snapshot.rejected()).allSatisfy((rejected) -> assertThat(rejected.reason())
+			.isEqualTo("duplicate of row 2 for the same endpoint and project_id; the stricter row 2 applies"));
+	}
+
+	@Test
+	void ofWhenModeGivenInAnyCaseThenParsed() {
+		PolicySnapshot snapshot = PolicySnapshot.of(
+				List.of(new PolicyRow("1", "GET /api/users/*", null, new BigDecimal("0.083333"), " shadow ")), SETTINGS,
+				1, Instant.EPOCH);
+
+		Policy policy = snapshot.resolve(USERS, null);
+		assertThat(policy.mode()).isEqualTo(PolicyMode.SHADOW);
+		assertThat(policy.rps()).isEqualByComparingTo("0.083333");
+	}
+
+	@Test
+	void settingsWhenBuiltInRateInvalidThenMessageNamesIt() {
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> PolicySettings.of(BigDecimal.ZERO, BigDecimal.ONE, BigDecimal.ONE))
+			.withMessageStartingWith("Invalid built-in default rate: rate must be positive");
+		assertThatIllegalArgumentException()
+			.isThrownBy(() -> PolicySettings.of(BigDecimal.ONE, BigDecimal.ONE, new BigDecimal("0.5")))
+			.withMessage("The burst factor must be between 1 and 1000, but was 0.5");
+	}
+
+}
