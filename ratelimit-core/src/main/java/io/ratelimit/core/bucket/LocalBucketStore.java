@@ -1,6 +1,7 @@
 package io.ratelimit.core.bucket;
 
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
@@ -112,22 +113,33 @@ public final class LocalBucketStore implements BucketStore {
 
 	/**
 	 * Expires a bucket once it has been idle long enough to be full again.
+	 * <p>
+	 * Caffeine skips an expiry update that moves the deadline by no more than one second,
+	 * so a deadline may lag up to a second behind the last access. The margin keeps a
+	 * bucket until it is full even then; expiring it earlier would hand a client a full
+	 * bucket it has not earned.
 	 */
 	private static final class UntilFull implements Expiry<BucketKey, LocalBucket> {
 
+		private static final long CAFFEINE_EXPIRY_TOLERANCE_NANOS = TimeUnit.SECONDS.toNanos(1);
+
 		@Override
 		public long expireAfterCreate(BucketKey key, LocalBucket bucket, long currentTime) {
-			return bucket.limits.refillPeriodNanos();
+			return untilFull(bucket);
 		}
 
 		@Override
 		public long expireAfterUpdate(BucketKey key, LocalBucket bucket, long currentTime, long currentDuration) {
-			return bucket.limits.refillPeriodNanos();
+			return untilFull(bucket);
 		}
 
 		@Override
 		public long expireAfterRead(BucketKey key, LocalBucket bucket, long currentTime, long currentDuration) {
-			return bucket.limits.refillPeriodNanos();
+			return untilFull(bucket);
+		}
+
+		private static long untilFull(LocalBucket bucket) {
+			return bucket.limits.refillPeriodNanos() + CAFFEINE_EXPIRY_TOLERANCE_NANOS;
 		}
 
 	}

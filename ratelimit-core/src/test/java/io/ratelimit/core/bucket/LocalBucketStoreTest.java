@@ -50,9 +50,27 @@ class LocalBucketStoreTest extends BucketStoreContract {
 
 		this.time.advance(Duration.ofMillis(1900));
 		assertThat(store.stats().entries()).isEqualTo(1);
-		this.time.advance(Duration.ofMillis(2001));
+		this.time.advance(Duration.ofMillis(1101)); // refill period plus Caffeine's one-second tolerance
 		assertThat(store.stats().entries()).isZero();
 		assertThat(store.stats().evictions()).isEqualTo(1);
+	}
+
+	/**
+	 * Caffeine ignores expiry updates of a second or less; a bucket read one second after it
+	 * was drained must still not be forgotten before it is full.
+	 */
+	@Test
+	void tryConsumeWhenUsedOneSecondAfterDrainThenNotResetBeforeFull() {
+		BucketStore store = newStore(100);
+		store.tryConsume(key(1), TEN_PER_SECOND, 20); // refills completely in 2 s
+		this.time.advance(Duration.ofSeconds(1));
+		store.tryConsume(key(1), TEN_PER_SECOND, 10); // 0 left again
+
+		this.time.advance(Duration.ofMillis(1100));
+
+		Consumption consumption = store.tryConsume(key(1), TEN_PER_SECOND, 1);
+		assertThat(consumption.remainingTokens()).isEqualTo(10);
+		assertThat(store.stats().evictions()).isZero();
 	}
 
 	@Test
