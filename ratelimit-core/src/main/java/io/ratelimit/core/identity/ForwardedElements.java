@@ -1,0 +1,225 @@
+package io.ratelimit.core.identity;
+
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+
+import org.jspecify.annotations.Nullable;
+
+import static io.ratelimit.core.identity.HeaderSyntax.endOfQuotedString;
+import static io.ratelimit.core.identity.HeaderSyntax.endOfToken;
+import static io.ratelimit.core.identity.HeaderSyntax.indexOf;
+import static io.ratelimit.core.identity.HeaderSyntax.isPort;
+import static io.ratelimit.core.identity.HeaderSyntax.parseBracketedIpv6;
+import static io.ratelimit.core.identity.HeaderSyntax.skipWhitespace;
+import static io.ratelimit.core.identity.HeaderSyntax.trimWhitespace;
+
+/**
+ * The elements of the RFC 7239 {@code Forwarded} header, each
+ * {@code pair *(";" pair)} with {@code pair = token "=" (token / quoted-string)}, whose
+ * address is the node of its {@code for} parameter.
+ * <p>
+ * A comma inside a quoted string separates nothing, so unlike {@code X-Forwarded-For} the
+ * value cannot be split from the right: it is split once, left to right, keeping the bounds
+ * of the last {@code maxElements} elements in a ring, and the ring is then read backwards.
+ */
+final class ForwardedElements implements ForwardingElements {
+
+	private static final int FOR = 1;
+
+	private static final int BY = 2;
+
+	private static final int HOST = 4;
+
+	private static final int PROTO = 8;
+
+	private final String text;
+
+	private final int capacity;
+
+	/** {@code start, end} pairs of the last {@link #capacity} elements, indexed by element modulo capacity. */
+	private final int[] bounds;
+
+	/** The index of the leftmost element that is read. */
+	private final int leftmost;
+
+	/** The index of the current element. */
+	private int element;
+
+	ForwardedElements(List<String> lines, int maxElements) {
+		// A quoted string may span the joint of two lines, so the lines really are joined.
+		this.text = (lines.size() == 1) ? lines.get(0) : String.join(",", lines);
+		// A non-empty element and its comma take two characters: never allocate beyond that.
+		this.capacity = Math.min(maxElements, this.text.length() / 2 + 1);
+		this.bounds = new int[2 * this.capacity];
+		int count = split(this.text, this.bounds, this.capacity);
+		this.leftmost = Math.max(0, count - this.capacity);
+		this.element = count;
+	}
+
+	@Override
+	public boolean advance() {
+		if (this.element <= this.leftmost) {
+			return false;
+		}
+		this.element--;
+		return true;
+	}
+
+	@Override
+	public byte @Nullable [] address() {
+		int slot = 2 * (this.element % this.capacity);
+		return parseElement(this.text, this.bounds[slot], this.bounds[slot + 1]);
+	}
+
+	/**
+	 * Split a {@code Forwarded} value on the commas outside quoted strings, keeping the trimmed,
+	 * non-empty elements in a ring of the last {@code capacity} ones.
+	 * @return the number of elements found
+	 */
+	private static int split(String text, int[] bounds, int capacity) {
+		int count = 0;
+		int start = 0;
+		boolean quoted = false;
+		for (int i = 0; i < text.length(); i++) {
+			char c = text.charAt(i);
+			if (quoted) {
+				if (c == '\\') {
+					i++;
+				}
+				else if (c == '"') {
+					quoted = false;
+				}
+			}
+			else if (c == '"') {
+				quoted = true;
+			}
+			else if (c == ',') {
+				count = addElement(text, start, i, bounds, capacity, count);
+				start = i + 1;
+			}
+		}
+		return addElement(text, start, text.length(), bounds, capacity, count);
+	}
+
+	private static int addElement(String text, int start, int end, int[] bounds, int capacity, int count) {
+		int trimmedStart = skipWhitespace(text, start, end);
+		int trimmedEnd = trimWhitespace(text, trimmedStart, end);
+		if (trimmedStart == trimmedEnd) {
+			return count;
+		}
+		int slot = 2 * (count % capacity);
+		bounds[slot] = trimmedStart;
+		bounds[slot + 1] = trimmedEnd;
+		return count + 1;
+	}
+
+	/**
+	 * Parse the {@code for} node of a forwarded-element, each parameter at most once.
+	 * @return the address, or {@code null} if the element is malformed or its node is not an
+	 * address ({@code unknown}, obfuscated, unquoted IPv6, missing)
+	 */
+	private static byte @Nullable [] parseElement(String text, int start, int end) {
+		int seen = 0;
+		@Nullable Set<String> extensions = null;
+		int forValue = -1;
+		int forEnd = -1;
+		int i = start;
+		while (true) {
+			i = skipWhitespace(text, i, end);
+			if (i < end && text.charAt(i) != ';') {
+				int equals = endOfToken(text, i, end);
+				int valueEnd = endOfValue(text, i, equals, end);
+				if (valueEnd < 0) {
+					return null;
+				}
+				int known = knownParameter(text, i, equals);
+				if (known != 0 && (seen & known) != 0) {
+					return null;
+				}
+				seen |= known;
+				if (known == 0) {
+					// Extensions are rare, so the set is only allocated once one appears.
+					extensions = (extensions != null) ? extensions : new HashSet<>();
+					if (!extensions.add(text.substring(i, equals).toLowerCase(Locale.ROOT))) {
+						return null;
+					}
+				}
+				if (known == FOR) {
+					forValue = equals + 1;
+					forEnd = valueEnd;
+				}
+				i = skipWhitespace(text, valueEnd, end);
+				if (i < end && text.charAt(i) != ';') {
+					return null;
+				}
+			}
+			if (i >= end) {
+				return (forValue >= 0) ? parseNode(text, forValue, forEnd) : null;
+			}
+			i++;
+		}
+	}
+
+	/**
+	 * Find the end of the value of the pair whose token name spans {@code [start, equals)}.
+	 * @return the index after the token or quoted-string value, or -1 if the pair is not
+	 * {@code token "=" (token / quoted-string)}
+	 */
+	private static int endOfValue(String text, int start, int equals, int end) {
+		if (equals == start || equals == end || text.charAt(equals) != '=') {
+			return -1;
+		}
+		int valueStart = equals + 1;
+		int valueEnd = (valueStart < end && text.charAt(valueStart) == '"') ? endOfQuotedString(text, valueStart, end)
+				: endOfToken(text, valueStart, end);
+		return (valueEnd == valueStart) ? -1 : valueEnd;
+	}
+
+	/** @return the bit of a parameter that RFC 7239 defines, or 0 for an extension */
+	private static int knownParameter(String text, int start, int end) {
+		int length = end - start;
+		if (length == 3 && text.regionMatches(true, start, "for", 0, 3)) {
+			return FOR;
+		}
+		if (length == 2 && text.regionMatches(true, start, "by", 0, 2)) {
+			return BY;
+		}
+		if (length == 4 && text.regionMatches(true, start, "host", 0, 4)) {
+			return HOST;
+		}
+		if (length == 5 && text.regionMatches(true, start, "proto", 0, 5)) {
+			return PROTO;
+		}
+		return 0;
+	}
+
+	/**
+	 * Parse a {@code for} value: an unquoted IPv4 address, or a quoted {@code v4},
+	 * {@code v4:port}, {@code [v6]} or {@code [v6]:port}, where port is RFC 7239's
+	 * node-port (digits or an obfuscated {@code _name}).
+	 */
+	private static byte @Nullable [] parseNode(String text, int start, int end) {
+		if (text.charAt(start) != '"') {
+			// A token cannot hold a colon, so this is IPv4 or not an address ("unknown", "_obf").
+			return IpAddresses.parse(text, start, end);
+		}
+		int contentStart = start + 1;
+		int contentEnd = end - 1;
+		if (contentStart == contentEnd || indexOf(text, '\\', contentStart, contentEnd) >= 0) {
+			// An escaped address is no address a proxy would write.
+			return null;
+		}
+		if (text.charAt(contentStart) == '[') {
+			return parseBracketedIpv6(text, contentStart, contentEnd, true);
+		}
+		int colon = indexOf(text, ':', contentStart, contentEnd);
+		if (colon < 0) {
+			return IpAddresses.parse(text, contentStart, contentEnd);
+		}
+		// Unbracketed IPv6 fails here: "2001" is not IPv4.
+		return isPort(text, colon + 1, contentEnd, true) ? IpAddresses.parse(text, contentStart, colon) : null;
+	}
+
+}
