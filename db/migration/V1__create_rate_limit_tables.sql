@@ -24,7 +24,7 @@ CREATE INDEX rate_limit_policy_endpoint_idx ON rate_limit_policy (endpoint, proj
 -- secret: the table never holds a key, and a leaked table cannot be checked against guesses
 -- without the secret.
 CREATE TABLE rate_limit_api_key (
-    key_hash    CHAR(64)      PRIMARY KEY,
+    key_hash    VARCHAR(64)   PRIMARY KEY,
     principal   VARCHAR(255)  NOT NULL,
     project_id  VARCHAR(255),
     active      BOOLEAN       DEFAULT TRUE NOT NULL,

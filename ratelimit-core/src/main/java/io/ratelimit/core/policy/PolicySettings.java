@@ -66,14 +66,16 @@ public record PolicySettings(BigDecimal defaultRps, BigDecimal unknownRps, BigDe
 	 * @return the problem, or {@code null} if the rate is acceptable
 	 */
 	static @Nullable String rateProblem(BigDecimal rps) {
+		// Columns carry a fixed scale; -1.000000 reads better as -1.
+		String shown = rps.stripTrailingZeros().toPlainString();
 		if (rps.signum() <= 0) {
-			return "rps_limit must be positive, but was " + rps.toPlainString() + " (use mode OFF for no limit)";
+			return "rps_limit must be positive, but was " + shown + " (use mode OFF for no limit)";
 		}
 		if (rps.compareTo(MINIMUM_RPS) < 0) {
-			return "rps_limit " + rps.toPlainString() + " is below the minimum of " + MINIMUM_RPS.toPlainString();
+			return "rps_limit " + shown + " is below the minimum of " + MINIMUM_RPS.toPlainString();
 		}
 		if (rps.compareTo(MAXIMUM_RPS) > 0) {
-			return "rps_limit " + rps.toPlainString() + " is above the maximum of " + MAXIMUM_RPS.toPlainString();
+			return "rps_limit " + shown + " is above the maximum of " + MAXIMUM_RPS.toPlainString();
 		}
 		return null;
 	}

@@ -33,7 +33,7 @@ class PolicyValidationTest {
 			GET /api/users/**x       | NULL | 5        | ENFORCE | '**' must be a whole path segment
 			HEAD /api/users/*        | NULL | 5        | ENFORCE | HEAD is charged as GET
 			GET /api/users/*         | NULL | 0        | ENFORCE | must be positive
-			GET /api/users/*         | NULL | -3       | ENFORCE | must be positive
+			GET /api/users/*         | NULL | -3.000   | ENFORCE | must be positive, but was -3 (use mode OFF
 			GET /api/users/*         | NULL | 0.0000001| ENFORCE | below the minimum
 			GET /api/users/*         | NULL | 1000001  | ENFORCE | above the maximum
 			GET /api/users/*         | NULL | NULL     | ENFORCE | rps_limit is missing

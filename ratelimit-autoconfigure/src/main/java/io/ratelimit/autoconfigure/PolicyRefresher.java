@@ -1,0 +1,71 @@
+package io.ratelimit.autoconfigure;
+
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import io.ratelimit.core.policy.PolicyReloadResult;
+import io.ratelimit.core.policy.ReloadablePolicies;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.context.SmartLifecycle;
+
+/**
+ * Loads the policies once the application has started, then again at a fixed interval.
+ * A failed load keeps the last good policies (the built-in ones if none loaded yet) and is
+ * retried at the next interval; it never stops the application.
+ */
+public class PolicyRefresher implements SmartLifecycle {
+
+	private static final Log logger = LogFactory.getLog(PolicyRefresher.class);
+
+	private final ReloadablePolicies policies;
+
+	private final Duration interval;
+
+	private @Nullable ScheduledExecutorService scheduler;
+
+	public PolicyRefresher(ReloadablePolicies policies, Duration interval) {
+		this.policies = policies;
+		this.interval = interval;
+	}
+
+	@Override
+	public synchronized void start() {
+		reload();
+		ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor((task) -> {
+			Thread thread = new Thread(task, "ratelimit-policy-refresh");
+			thread.setDaemon(true);
+			return thread;
+		});
+		long millis = this.interval.toMillis();
+		scheduler.scheduleWithFixedDelay(this::reload, millis, millis, TimeUnit.MILLISECONDS);
+		this.scheduler = scheduler;
+	}
+
+	@Override
+	public synchronized void stop() {
+		if (this.scheduler != null) {
+			this.scheduler.shutdownNow();
+			this.scheduler = null;
+		}
+	}
+
+	@Override
+	public synchronized boolean isRunning() {
+		return this.scheduler != null;
+	}
+
+	private void reload() {
+		PolicyReloadResult result = this.policies.reload();
+		if (result.succeeded() && logger.isDebugEnabled()) {
+			logger.debug("Loaded rate limit policies version " + result.snapshot().version() + ": "
+					+ result.snapshot().policies().size() + " policies, " + result.snapshot().rejected().size()
+					+ " rows rejected");
+		}
+	}
+
+}

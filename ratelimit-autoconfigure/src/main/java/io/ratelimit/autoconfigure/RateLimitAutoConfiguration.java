@@ -1,0 +1,157 @@
+package io.ratelimit.autoconfigure;
+
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import io.ratelimit.autoconfigure.RateLimitProperties.FilterPosition;
+import io.ratelimit.autoconfigure.web.MvcEndpointResolver;
+import io.ratelimit.autoconfigure.web.RateLimitFilter;
+import io.ratelimit.autoconfigure.web.RateLimitFilterListener;
+import io.ratelimit.core.RateLimiter;
+import io.ratelimit.core.TimeSource;
+import io.ratelimit.core.bucket.BucketKeys;
+import io.ratelimit.core.bucket.BucketStore;
+import io.ratelimit.core.bucket.EndpointWeights;
+import io.ratelimit.core.bucket.LocalBucketStore;
+import io.ratelimit.core.endpoint.EndpointResolver;
+import io.ratelimit.core.endpoint.EndpointTemplate;
+import io.ratelimit.core.identity.ApiKeyStore;
+import io.ratelimit.core.identity.ClientIpResolver;
+import io.ratelimit.core.identity.IdentityResolver;
+import io.ratelimit.core.identity.IpRange;
+import io.ratelimit.core.identity.KeyedHasher;
+import io.ratelimit.core.identity.TokenVerifier;
+import io.ratelimit.core.policy.PolicySettings;
+import io.ratelimit.core.policy.PolicySource;
+import io.ratelimit.core.policy.ReloadablePolicies;
+import jakarta.servlet.DispatcherType;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.autoconfigure.web.servlet.WebMvcAutoConfiguration;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.web.servlet.DispatcherServlet;
+
+/**
+ * Rate-limits every request of a servlet web application: the pipeline of
+ * {@code ratelimit-core} behind a servlet filter, with endpoints taken from Spring MVC.
+ * Every bean backs off when the application defines its own.
+ */
+@AutoConfiguration(after = WebMvcAutoConfiguration.class)
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@ConditionalOnClass({ RateLimiter.class, DispatcherServlet.class })
+@ConditionalOnProperty(prefix = "ratelimit", name = "enabled", matchIfMissing = true)
+@EnableConfigurationProperties(RateLimitProperties.class)
+public class RateLimitAutoConfiguration {
+
+	/** Spring Security's filter chain order ({@code SecurityProperties.DEFAULT_FILTER_ORDER}). */
+	static final int SECURITY_FILTER_ORDER = -100;
+
+	@Bean
+	@ConditionalOnMissingBean
+	ReloadablePolicies rateLimitPolicies(RateLimitProperties properties, ObjectProvider<PolicySource> source) {
+		RateLimitProperties.Policy policy = properties.getPolicy();
+		PolicySettings settings = PolicySettings.of(policy.getDefaultRps(), policy.getUnknownRps(),
+				properties.getBurstFactor());
+		return new ReloadablePolicies(source.getIfAvailable(() -> List::of), settings, TimeSource.system());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	PolicyRefresher rateLimitPolicyRefresher(ReloadablePolicies policies, RateLimitProperties properties) {
+		return new PolicyRefresher(policies, properties.getPolicy().getRefreshInterval());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	EndpointResolver rateLimitEndpointResolver(ApplicationContext context) {
+		return new MvcEndpointResolver(context);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	IdentityResolver rateLimitIdentityResolver(RateLimitProperties properties, ObjectProvider<ApiKeyStore> apiKeys,
+			ObjectProvider<TokenVerifier> tokenVerifier) {
+		RateLimitProperties.ClientIp clientIp = properties.getClientIp();
+		List<IpRange> trusted = clientIp.getTrustedProxies().stream().map(IpRange::parse).toList();
+		IdentityResolver.Builder builder = IdentityResolver.builder()
+			.clientIp(new ClientIpResolver(trusted, clientIp.getHeader(), clientIp.getMaxForwardedElements(),
+					clientIp.getIpv6PrefixLength()))
+			.apiKeyHeader(properties.getApiKey().getHeader());
+		String hashSecret = properties.getApiKey().getHashSecret();
+		ApiKeyStore store = apiKeys.getIfAvailable();
+		if (hashSecret != null && store != null) {
+			builder.apiKeys(store, KeyedHasher.withSecret(hashSecret))
+				.apiKeyCache(10_000, properties.getApiKey().getCacheTtl(), Duration.ofSeconds(10));
+		}
+		tokenVerifier.ifAvailable(builder::tokenVerifier);
+		return builder.build();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	BucketStore rateLimitBucketStore(RateLimitProperties properties) {
+		return LocalBucketStore.create(properties.getBuckets().getMaximumEntries());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimiter rateLimiter(RateLimitProperties properties, EndpointResolver endpoints, ReloadablePolicies policies,
+			IdentityResolver identities, BucketStore buckets) {
+		String secret = properties.getKeySecret();
+		KeyedHasher hasher = (secret != null) ? KeyedHasher.withSecret(secret) : KeyedHasher.withRandomSecret();
+		return RateLimiter.builder(endpoints, policies)
+			.identities(identities)
+			.buckets(buckets)
+			.bucketKeys(new BucketKeys(hasher, properties.getBuckets().isNetworkPerPrincipal()))
+			.weights(weights(properties.getWeights()))
+			.legacyHeaders(properties.isLegacyHeaders())
+			.build();
+	}
+
+	@Bean
+	@ConditionalOnMissingBean(name = "rateLimitFilterRegistration")
+	FilterRegistrationBean<RateLimitFilter> rateLimitFilterRegistration(RateLimiter limiter,
+			RateLimitProperties properties, ObjectProvider<RateLimitFilterListener> listener) {
+		RateLimitFilter filter = new RateLimitFilter(limiter, properties.getFailureMode(),
+				properties.getUnknownEndpoint(), listener.getIfAvailable(() -> RateLimitFilterListener.NONE));
+		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(filter);
+		// REQUEST only: error and async dispatches of a request were charged already.
+		registration.setDispatcherTypes(DispatcherType.REQUEST);
+		boolean beforeSecurity = properties.getFilter().getPosition() == FilterPosition.BEFORE_SECURITY;
+		registration.setOrder(beforeSecurity ? SECURITY_FILTER_ORDER - 10 : SECURITY_FILTER_ORDER + 10);
+		return registration;
+	}
+
+	/**
+	 * Parses 'TEMPLATE=WEIGHT' entries, naming the property and the entry on any mistake.
+	 */
+	static EndpointWeights weights(List<String> entries) {
+		Map<EndpointTemplate, Integer> weights = new LinkedHashMap<>();
+		for (String entry : entries) {
+			int equals = entry.lastIndexOf('=');
+			try {
+				if (equals < 0) {
+					throw new IllegalArgumentException("expected 'TEMPLATE=WEIGHT'");
+				}
+				EndpointTemplate endpoint = EndpointTemplate.parse(entry.substring(0, equals).strip());
+				weights.put(endpoint, Integer.valueOf(entry.substring(equals + 1).strip()));
+			}
+			catch (IllegalArgumentException ex) {
+				throw new IllegalArgumentException(
+						"Invalid entry '" + entry + "' in ratelimit.weights: " + ex.getMessage(), ex);
+			}
+		}
+		return EndpointWeights.of(weights);
+	}
+
+}

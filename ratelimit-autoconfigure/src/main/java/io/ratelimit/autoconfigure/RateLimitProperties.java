@@ -1,0 +1,408 @@
+package io.ratelimit.autoconfigure;
+
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.ratelimit.core.identity.ForwardingHeader;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * Configuration of the rate limiter.
+ */
+@ConfigurationProperties("ratelimit")
+public class RateLimitProperties {
+
+	/**
+	 * Whether to rate-limit requests.
+	 */
+	private boolean enabled = true;
+
+	/**
+	 * Burst factor: buckets hold burst-factor x rps_limit tokens. At least 1.
+	 */
+	private BigDecimal burstFactor = BigDecimal.valueOf(2);
+
+	/**
+	 * Secret that bucket keys are derived from with HMAC-SHA256, at least 16 bytes. Replicas
+	 * that share buckets must share it. A random secret per process when not set.
+	 */
+	private @Nullable String keySecret;
+
+	/**
+	 * What happens to requests for which the application has no handler: 'limit' charges
+	 * them to the UNKNOWN policy by client network, 'reject' answers 404 before any identity
+	 * work.
+	 */
+	private UnknownEndpoint unknownEndpoint = UnknownEndpoint.LIMIT;
+
+	/**
+	 * What happens to a request when the limiter itself fails: 'open' lets it through,
+	 * 'closed' answers 503. Either way the failure is counted.
+	 */
+	private FailureMode failureMode = FailureMode.OPEN;
+
+	/**
+	 * Whether to add the legacy X-RateLimit-Limit, -Remaining and -Reset headers.
+	 */
+	private boolean legacyHeaders;
+
+	/**
+	 * Tokens one request costs, as 'TEMPLATE=WEIGHT' entries such as 'POST /api/orders=5'.
+	 * Endpoints not listed cost one token.
+	 */
+	private List<String> weights = new ArrayList<>();
+
+	private final Filter filter = new Filter();
+
+	private final ClientIp clientIp = new ClientIp();
+
+	private final Policy policy = new Policy();
+
+	private final Buckets buckets = new Buckets();
+
+	private final ApiKey apiKey = new ApiKey();
+
+	private final Jwt jwt = new Jwt();
+
+	public boolean isEnabled() {
+		return this.enabled;
+	}
+
+	public void setEnabled(boolean enabled) {
+		this.enabled = enabled;
+	}
+
+	public BigDecimal getBurstFactor() {
+		return this.burstFactor;
+	}
+
+	public void setBurstFactor(BigDecimal burstFactor) {
+		this.burstFactor = burstFactor;
+	}
+
+	public @Nullable String getKeySecret() {
+		return this.keySecret;
+	}
+
+	public void setKeySecret(@Nullable String keySecret) {
+		this.keySecret = keySecret;
+	}
+
+	public UnknownEndpoint getUnknownEndpoint() {
+		return this.unknownEndpoint;
+	}
+
+	public void setUnknownEndpoint(UnknownEndpoint unknownEndpoint) {
+		this.unknownEndpoint = unknownEndpoint;
+	}
+
+	public FailureMode getFailureMode() {
+		return this.failureMode;
+	}
+
+	public void setFailureMode(FailureMode failureMode) {
+		this.failureMode = failureMode;
+	}
+
+	public boolean isLegacyHeaders() {
+		return this.legacyHeaders;
+	}
+
+	public void setLegacyHeaders(boolean legacyHeaders) {
+		this.legacyHeaders = legacyHeaders;
+	}
+
+	public List<String> getWeights() {
+		return this.weights;
+	}
+
+	public void setWeights(List<String> weights) {
+		this.weights = weights;
+	}
+
+	public Filter getFilter() {
+		return this.filter;
+	}
+
+	public ClientIp getClientIp() {
+		return this.clientIp;
+	}
+
+	public Policy getPolicy() {
+		return this.policy;
+	}
+
+	public Buckets getBuckets() {
+		return this.buckets;
+	}
+
+	public ApiKey getApiKey() {
+		return this.apiKey;
+	}
+
+	public Jwt getJwt() {
+		return this.jwt;
+	}
+
+	/**
+	 * What to do with requests the application has no handler for.
+	 */
+	public enum UnknownEndpoint {
+
+		/** Charge them to the UNKNOWN policy, keyed by client network. */
+		LIMIT,
+
+		/** Answer 404 before any identity work. */
+		REJECT
+
+	}
+
+	/**
+	 * What to do with a request when the limiter fails.
+	 */
+	public enum FailureMode {
+
+		/** Let the request through. */
+		OPEN,
+
+		/** Answer 503 Service Unavailable. */
+		CLOSED
+
+	}
+
+	/**
+	 * Where the filter sits relative to Spring Security.
+	 */
+	public enum FilterPosition {
+
+		/**
+		 * Before Spring Security: floods of bad credentials are limited by IP, and bearer
+		 * tokens are verified by the limiter.
+		 */
+		BEFORE_SECURITY,
+
+		/**
+		 * After Spring Security: the identity is the authenticated principal of the
+		 * security context, whatever the authentication mechanism.
+		 */
+		AFTER_SECURITY
+
+	}
+
+	public static class Filter {
+
+		/**
+		 * Where the filter sits relative to Spring Security's filter chain.
+		 */
+		private FilterPosition position = FilterPosition.BEFORE_SECURITY;
+
+		public FilterPosition getPosition() {
+			return this.position;
+		}
+
+		public void setPosition(FilterPosition position) {
+			this.position = position;
+		}
+
+	}
+
+	public static class ClientIp {
+
+		/**
+		 * Proxies whose forwarding headers are believed, as CIDR ranges or addresses. None by
+		 * default: the peer address is the client.
+		 */
+		private List<String> trustedProxies = new ArrayList<>();
+
+		/**
+		 * Forwarding header read behind trusted proxies: 'x-forwarded-for' or 'forwarded'.
+		 */
+		private ForwardingHeader header = ForwardingHeader.X_FORWARDED_FOR;
+
+		/**
+		 * Prefix length that IPv6 clients are keyed by.
+		 */
+		private int ipv6PrefixLength = 64;
+
+		/**
+		 * Maximum number of forwarding header elements read, from the right.
+		 */
+		private int maxForwardedElements = 32;
+
+		public List<String> getTrustedProxies() {
+			return this.trustedProxies;
+		}
+
+		public void setTrustedProxies(List<String> trustedProxies) {
+			this.trustedProxies = trustedProxies;
+		}
+
+		public ForwardingHeader getHeader() {
+			return this.header;
+		}
+
+		public void setHeader(ForwardingHeader header) {
+			this.header = header;
+		}
+
+		public int getIpv6PrefixLength() {
+			return this.ipv6PrefixLength;
+		}
+
+		public void setIpv6PrefixLength(int ipv6PrefixLength) {
+			this.ipv6PrefixLength = ipv6PrefixLength;
+		}
+
+		public int getMaxForwardedElements() {
+			return this.maxForwardedElements;
+		}
+
+		public void setMaxForwardedElements(int maxForwardedElements) {
+			this.maxForwardedElements = maxForwardedElements;
+		}
+
+	}
+
+	public static class Policy {
+
+		/**
+		 * How often policies are reloaded from the database.
+		 */
+		private Duration refreshInterval = Duration.ofSeconds(30);
+
+		/**
+		 * Requests per second of the built-in 'default' policy, applied when the policy
+		 * table has no row for an endpoint.
+		 */
+		private BigDecimal defaultRps = BigDecimal.TEN;
+
+		/**
+		 * Requests per second of the built-in 'UNKNOWN' policy, applied per client network
+		 * to requests the application has no handler for.
+		 */
+		private BigDecimal unknownRps = BigDecimal.valueOf(2);
+
+		public Duration getRefreshInterval() {
+			return this.refreshInterval;
+		}
+
+		public void setRefreshInterval(Duration refreshInterval) {
+			this.refreshInterval = refreshInterval;
+		}
+
+		public BigDecimal getDefaultRps() {
+			return this.defaultRps;
+		}
+
+		public void setDefaultRps(BigDecimal defaultRps) {
+			this.defaultRps = defaultRps;
+		}
+
+		public BigDecimal getUnknownRps() {
+			return this.unknownRps;
+		}
+
+		public void setUnknownRps(BigDecimal unknownRps) {
+			this.unknownRps = unknownRps;
+		}
+
+	}
+
+	public static class Buckets {
+
+		/**
+		 * Maximum number of buckets held in memory.
+		 */
+		private long maximumEntries = 100_000;
+
+		/**
+		 * Whether authenticated principals get a separate bucket per client network. Off by
+		 * default, so a stolen key used from many addresses does not multiply its budget.
+		 */
+		private boolean networkPerPrincipal;
+
+		public long getMaximumEntries() {
+			return this.maximumEntries;
+		}
+
+		public void setMaximumEntries(long maximumEntries) {
+			this.maximumEntries = maximumEntries;
+		}
+
+		public boolean isNetworkPerPrincipal() {
+			return this.networkPerPrincipal;
+		}
+
+		public void setNetworkPerPrincipal(boolean networkPerPrincipal) {
+			this.networkPerPrincipal = networkPerPrincipal;
+		}
+
+	}
+
+	public static class ApiKey {
+
+		/**
+		 * Header that carries API keys.
+		 */
+		private String header = "X-API-Key";
+
+		/**
+		 * Secret the key table's hashes are made with (HMAC-SHA256 of the key), at least 16
+		 * bytes. The API-key tier is off until it is set.
+		 */
+		private @Nullable String hashSecret;
+
+		/**
+		 * How long an active key is trusted without asking the database, and so how long a
+		 * deactivated key keeps working.
+		 */
+		private Duration cacheTtl = Duration.ofSeconds(60);
+
+		public String getHeader() {
+			return this.header;
+		}
+
+		public void setHeader(String header) {
+			this.header = header;
+		}
+
+		public @Nullable String getHashSecret() {
+			return this.hashSecret;
+		}
+
+		public void setHashSecret(@Nullable String hashSecret) {
+			this.hashSecret = hashSecret;
+		}
+
+		public Duration getCacheTtl() {
+			return this.cacheTtl;
+		}
+
+		public void setCacheTtl(Duration cacheTtl) {
+			this.cacheTtl = cacheTtl;
+		}
+
+	}
+
+	public static class Jwt {
+
+		/**
+		 * Claim that names the tenant of a bearer token's subject.
+		 */
+		private String tenantClaim = "project_id";
+
+		public String getTenantClaim() {
+			return this.tenantClaim;
+		}
+
+		public void setTenantClaim(String tenantClaim) {
+			this.tenantClaim = tenantClaim;
+		}
+
+	}
+
+}

@@ -1,0 +1,62 @@
+package io.ratelimit.autoconfigure.jpa;
+
+import java.util.List;
+
+import io.ratelimit.autoconfigure.jpa.model.PolicyRowEntity;
+import io.ratelimit.core.identity.ApiKey;
+import io.ratelimit.core.identity.ApiKeyStore;
+import io.ratelimit.core.policy.PolicyRow;
+import io.ratelimit.core.policy.PolicySource;
+import jakarta.persistence.EntityManager;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.data.jpa.repository.support.JpaRepositoryFactory;
+import org.springframework.transaction.support.TransactionOperations;
+
+/**
+ * Reads policy rows and API keys with Spring Data JPA. The repositories are made here,
+ * not found by scanning, so they work whatever repository scanning the application
+ * configures for its own.
+ */
+public class JpaPolicyStore implements PolicySource, ApiKeyStore {
+
+	private final PolicyRowRepository policies;
+
+	private final ApiKeyRepository apiKeys;
+
+	private final TransactionOperations readOnly;
+
+	/**
+	 * Creates a store on a shared entity manager.
+	 * @param entityManager the application's shared entity manager
+	 * @param readOnly runs each read in a read-only transaction
+	 */
+	public JpaPolicyStore(EntityManager entityManager, TransactionOperations readOnly) {
+		JpaRepositoryFactory factory = new JpaRepositoryFactory(entityManager);
+		this.policies = factory.getRepository(PolicyRowRepository.class);
+		this.apiKeys = factory.getRepository(ApiKeyRepository.class);
+		this.readOnly = readOnly;
+	}
+
+	@Override
+	public List<PolicyRow> load() {
+		List<PolicyRow> rows = this.readOnly.execute((status) -> this.policies.findAllByOrderByIdAsc()
+			.stream()
+			.map(JpaPolicyStore::toRow)
+			.toList());
+		return (rows != null) ? rows : List.of();
+	}
+
+	@Override
+	public @Nullable ApiKey findByHash(String keyHash) {
+		return this.readOnly.execute((status) -> this.apiKeys.findById(keyHash)
+			.map((key) -> new ApiKey(key.getKeyHash(), key.getPrincipal(), key.getProjectId(), key.isActive()))
+			.orElse(null));
+	}
+
+	private static PolicyRow toRow(PolicyRowEntity entity) {
+		return new PolicyRow(String.valueOf(entity.getId()), entity.getEndpoint(), entity.getProjectId(),
+				entity.getRpsLimit(), entity.getMode());
+	}
+
+}

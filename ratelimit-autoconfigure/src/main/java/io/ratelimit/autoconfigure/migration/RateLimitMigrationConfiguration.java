@@ -1,0 +1,64 @@
+package io.ratelimit.autoconfigure.migration;
+
+import javax.sql.DataSource;
+
+import org.flywaydb.core.Flyway;
+
+import org.springframework.boot.autoconfigure.AbstractDependsOnBeanFactoryPostProcessor;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.orm.jpa.EntityManagerFactoryDependsOnPostProcessor;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+
+/**
+ * Runs the limiter's schema migration before the application's Flyway and JPA.
+ */
+@Configuration(proxyBeanMethods = false)
+@ConditionalOnClass(Flyway.class)
+@ConditionalOnBean(DataSource.class)
+@ConditionalOnProperty(prefix = "ratelimit.schema", name = "migrate", matchIfMissing = true)
+@Import({ RateLimitMigrationConfiguration.FlywayDependsOnMigration.class,
+		RateLimitMigrationConfiguration.EntityManagerFactoryDependsOnMigration.class })
+public class RateLimitMigrationConfiguration {
+
+	static final String MIGRATION_BEAN = "rateLimitSchemaMigration";
+
+	@Bean(MIGRATION_BEAN)
+	@ConditionalOnMissingBean
+	RateLimitSchemaMigration rateLimitSchemaMigration(DataSource dataSource) {
+		return new RateLimitSchemaMigration(dataSource);
+	}
+
+	@Bean
+	ApplicationFlywayBaseline rateLimitApplicationFlywayBaseline(RateLimitSchemaMigration migration) {
+		return new ApplicationFlywayBaseline(migration);
+	}
+
+	/**
+	 * The application's Flyway is built after the limiter's tables exist.
+	 */
+	static class FlywayDependsOnMigration extends AbstractDependsOnBeanFactoryPostProcessor {
+
+		FlywayDependsOnMigration() {
+			super(Flyway.class, MIGRATION_BEAN);
+		}
+
+	}
+
+	/**
+	 * JPA starts after the limiter's tables exist, so schema validation finds them.
+	 */
+	@ConditionalOnClass(name = "jakarta.persistence.EntityManagerFactory")
+	static class EntityManagerFactoryDependsOnMigration extends EntityManagerFactoryDependsOnPostProcessor {
+
+		EntityManagerFactoryDependsOnMigration() {
+			super(MIGRATION_BEAN);
+		}
+
+	}
+
+}

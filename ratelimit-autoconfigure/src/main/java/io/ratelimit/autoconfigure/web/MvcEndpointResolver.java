@@ -1,0 +1,144 @@
+package io.ratelimit.autoconfigure.web;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Enumeration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.ratelimit.core.RateLimitRequest;
+import io.ratelimit.core.endpoint.EndpointResolver;
+import io.ratelimit.core.endpoint.EndpointTemplate;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletRequestWrapper;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.BeanFactoryUtils;
+import org.springframework.context.ApplicationContext;
+import org.springframework.core.annotation.AnnotationAwareOrderComparator;
+import org.springframework.web.servlet.HandlerExecutionChain;
+import org.springframework.web.servlet.HandlerMapping;
+import org.springframework.web.servlet.resource.ResourceHttpRequestHandler;
+import org.springframework.web.util.ServletRequestPathUtils;
+
+/**
+ * Resolves the endpoint of a request by asking Spring MVC's handler mappings which handler
+ * will serve it, the way {@code HandlerMappingIntrospector} does, and taking that handler's
+ * best-matching pattern. The template charged is therefore the handler that serves the
+ * request, whatever encoding, dot segments or path parameters the request uses.
+ * <p>
+ * No handler, a lookup failure (405, 415, ...), a catch-all static-resource handler or a
+ * non-standard method give {@link EndpointTemplate#UNKNOWN}: never the raw path.
+ */
+public final class MvcEndpointResolver implements EndpointResolver {
+
+	/** Methods that can form templates; anything else is UNKNOWN, so invented methods cannot mint templates. */
+	private static final Set<String> STANDARD_METHODS = Set.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE",
+			"OPTIONS", "TRACE");
+
+	private final ApplicationContext context;
+
+	private volatile @Nullable List<HandlerMapping> handlerMappings;
+
+	private final Map<String, EndpointTemplate> templates = new ConcurrentHashMap<>();
+
+	public MvcEndpointResolver(ApplicationContext context) {
+		this.context = context;
+	}
+
+	@Override
+	public EndpointTemplate resolve(RateLimitRequest request) {
+		HttpServletRequest servletRequest = request.unwrap(HttpServletRequest.class);
+		if (servletRequest == null || !STANDARD_METHODS.contains(servletRequest.getMethod())) {
+			return EndpointTemplate.UNKNOWN;
+		}
+		String pattern = bestMatchingPattern(servletRequest);
+		if (pattern == null) {
+			return EndpointTemplate.UNKNOWN;
+		}
+		// Bounded: one entry per (method, route) of the application.
+		return this.templates.computeIfAbsent(servletRequest.getMethod() + " " + pattern,
+				(key) -> EndpointTemplate.fromPattern(servletRequest.getMethod(), pattern));
+	}
+
+	private @Nullable String bestMatchingPattern(HttpServletRequest request) {
+		IsolatedAttributesRequest lookup = new IsolatedAttributesRequest(request);
+		ServletRequestPathUtils.parseAndCache(lookup);
+		for (HandlerMapping mapping : handlerMappings()) {
+			HandlerExecutionChain chain;
+			try {
+				chain = mapping.getHandler(lookup);
+			}
+			catch (Exception ex) {
+				// 405, 415, 406 and the like: no handler will serve this request.
+				return null;
+			}
+			if (chain != null) {
+				return templatePattern(chain, lookup);
+			}
+		}
+		return null;
+	}
+
+	private static @Nullable String templatePattern(HandlerExecutionChain chain, HttpServletRequest lookup) {
+		if (chain.getHandler() instanceof ResourceHttpRequestHandler) {
+			return null;
+		}
+		Object pattern = lookup.getAttribute(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE);
+		if (pattern == null) {
+			return null;
+		}
+		String text = pattern.toString();
+		return text.equals("/**") ? null : text;
+	}
+
+	private List<HandlerMapping> handlerMappings() {
+		List<HandlerMapping> mappings = this.handlerMappings;
+		if (mappings == null) {
+			mappings = new ArrayList<>(BeanFactoryUtils
+				.beansOfTypeIncludingAncestors(this.context, HandlerMapping.class, true, false)
+				.values());
+			AnnotationAwareOrderComparator.sort(mappings);
+			this.handlerMappings = mappings;
+		}
+		return mappings;
+	}
+
+	/**
+	 * A request whose attributes are its own, so that the lookup leaves nothing behind
+	 * for the real dispatch.
+	 */
+	private static final class IsolatedAttributesRequest extends HttpServletRequestWrapper {
+
+		private final Map<String, Object> attributes = new HashMap<>();
+
+		IsolatedAttributesRequest(HttpServletRequest request) {
+			super(request);
+		}
+
+		@Override
+		public @Nullable Object getAttribute(String name) {
+			return this.attributes.get(name);
+		}
+
+		@Override
+		public Enumeration<String> getAttributeNames() {
+			return Collections.enumeration(this.attributes.keySet());
+		}
+
+		@Override
+		public void setAttribute(String name, Object value) {
+			this.attributes.put(name, value);
+		}
+
+		@Override
+		public void removeAttribute(String name) {
+			this.attributes.remove(name);
+		}
+
+	}
+
+}

@@ -1,0 +1,80 @@
+package io.ratelimit.autoconfigure.web;
+
+import java.io.IOException;
+import java.util.Objects;
+
+import io.ratelimit.autoconfigure.RateLimitProperties.FailureMode;
+import io.ratelimit.autoconfigure.RateLimitProperties.UnknownEndpoint;
+import io.ratelimit.core.Decision;
+import io.ratelimit.core.RateLimiter;
+import jakarta.servlet.FilterChain;
+import jakarta.servlet.ServletException;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+
+import org.springframework.web.filter.OncePerRequestFilter;
+
+/**
+ * The servlet filter that puts every request through the {@link RateLimiter}: allowed
+ * requests continue with the rate-limit fields set, rejected ones get 429 here and never
+ * reach the application.
+ * <p>
+ * The limiter never turns a request into a 500: if it fails, the request passes
+ * ({@link FailureMode#OPEN}) or gets 503 ({@link FailureMode#CLOSED}), and the failure is
+ * reported to the {@link RateLimitFilterListener}.
+ */
+public class RateLimitFilter extends OncePerRequestFilter {
+
+	private final RateLimiter limiter;
+
+	private final FailureMode failureMode;
+
+	private final UnknownEndpoint unknownEndpoint;
+
+	private final RateLimitFilterListener listener;
+
+	/**
+	 * Creates a filter.
+	 * @param limiter decides each request
+	 * @param failureMode what happens when the limiter fails
+	 * @param unknownEndpoint what happens to requests no handler serves
+	 * @param listener told about every decision and failure
+	 */
+	public RateLimitFilter(RateLimiter limiter, FailureMode failureMode, UnknownEndpoint unknownEndpoint,
+			RateLimitFilterListener listener) {
+		this.limiter = Objects.requireNonNull(limiter, "limiter must not be null");
+		this.failureMode = Objects.requireNonNull(failureMode, "failureMode must not be null");
+		this.unknownEndpoint = Objects.requireNonNull(unknownEndpoint, "unknownEndpoint must not be null");
+		this.listener = Objects.requireNonNull(listener, "listener must not be null");
+	}
+
+	@Override
+	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+			throws ServletException, IOException {
+		Decision decision;
+		try {
+			decision = this.limiter.evaluate(new ServletRateLimitRequest(request));
+		}
+		catch (RuntimeException ex) {
+			this.listener.onFailure(ex);
+			if (this.failureMode == FailureMode.CLOSED) {
+				ProblemResponses.unavailable(request, response);
+				return;
+			}
+			chain.doFilter(request, response);
+			return;
+		}
+		this.listener.onDecision(decision);
+		if (decision.endpoint().isUnknown() && this.unknownEndpoint == UnknownEndpoint.REJECT) {
+			ProblemResponses.notFound(request, response);
+			return;
+		}
+		if (decision.isRejected()) {
+			ProblemResponses.tooManyRequests(request, response, decision);
+			return;
+		}
+		decision.forEachHeader(response::setHeader);
+		chain.doFilter(request, response);
+	}
+
+}

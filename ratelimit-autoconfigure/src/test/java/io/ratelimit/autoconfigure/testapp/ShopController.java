@@ -1,0 +1,49 @@
+package io.ratelimit.autoconfigure.testapp;
+
+import java.util.List;
+
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+@RestController
+class ShopController {
+
+	private final WidgetRepository widgets;
+
+	ShopController(WidgetRepository widgets) {
+		this.widgets = widgets;
+	}
+
+	@GetMapping("/api/products")
+	String products() {
+		return "products";
+	}
+
+	@GetMapping("/api/users/{id}")
+	String user(@PathVariable String id) {
+		return "user " + id;
+	}
+
+	@GetMapping("/api/orders/{id}/items")
+	String items(@PathVariable String id) {
+		return "items of " + id;
+	}
+
+	@GetMapping("/api/reports/{id}")
+	String report(@PathVariable String id) {
+		return "report " + id;
+	}
+
+	@PostMapping("/api/login")
+	String login() {
+		return "welcome";
+	}
+
+	@GetMapping("/api/widgets")
+	List<String> widgets() {
+		return this.widgets.findAll().stream().map(Widget::getName).toList();
+	}
+
+}

@@ -1,0 +1,63 @@
+package io.ratelimit.autoconfigure.testsupport;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+
+import org.junit.jupiter.api.extension.BeforeAllCallback;
+import org.junit.jupiter.api.extension.ExtensionContext;
+
+import org.springframework.test.context.DynamicPropertyRegistry;
+
+/**
+ * A PostgreSQL database of one test class. As a JUnit extension it drops itself when the
+ * class's extension context closes, which is after Spring has closed the class's
+ * application context.
+ */
+public final class PostgresDatabase implements BeforeAllCallback {
+
+	private final String url;
+
+	private final String user;
+
+	private final String password;
+
+	private final Runnable drop;
+
+	PostgresDatabase(String url, String user, String password, Runnable drop) {
+		this.url = url;
+		this.user = user;
+		this.password = password;
+		this.drop = drop;
+	}
+
+	@Override
+	public void beforeAll(ExtensionContext context) {
+		context.getStore(ExtensionContext.Namespace.create(PostgresDatabase.class))
+			.put(this.url, (ExtensionContext.Store.CloseableResource) this.drop::run);
+	}
+
+	/**
+	 * Points Spring Boot's data source at this database.
+	 * @param registry the registry of a {@code @DynamicPropertySource} method
+	 */
+	public void register(DynamicPropertyRegistry registry) {
+		registry.add("spring.datasource.url", () -> this.url);
+		registry.add("spring.datasource.username", () -> this.user);
+		registry.add("spring.datasource.password", () -> this.password);
+	}
+
+	/**
+	 * Opens a connection of its own, for statements a test runs beside the application.
+	 * @return a new connection
+	 * @throws SQLException if the database cannot be reached
+	 */
+	public Connection connect() throws SQLException {
+		return DriverManager.getConnection(this.url, this.user, this.password);
+	}
+
+	public String url() {
+		return this.url;
+	}
+
+}
