@@ -56,7 +56,7 @@ public class RateLimitFilter extends OncePerRequestFilter {
 			decision = this.limiter.evaluate(new ServletRateLimitRequest(request));
 		}
 		catch (RuntimeException ex) {
-			this.listener.onFailure(ex);
+			this.listener.onFailure(request, ex);
 			if (this.failureMode == FailureMode.CLOSED) {
 				ProblemResponses.unavailable(request, response);
 				return;
@@ -64,7 +64,7 @@ public class RateLimitFilter extends OncePerRequestFilter {
 			chain.doFilter(request, response);
 			return;
 		}
-		this.listener.onDecision(decision);
+		this.listener.onDecision(request, decision);
 		if (decision.endpoint().isUnknown() && this.unknownEndpoint == UnknownEndpoint.REJECT) {
 			ProblemResponses.notFound(request, response);
 			return;

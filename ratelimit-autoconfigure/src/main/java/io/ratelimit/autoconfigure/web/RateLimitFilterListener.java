@@ -1,6 +1,7 @@
 package io.ratelimit.autoconfigure.web;
 
 import io.ratelimit.core.Decision;
+import jakarta.servlet.http.HttpServletRequest;
 
 /**
  * Told about what the {@link RateLimitFilter} does: the hook for metrics and logging.
@@ -13,17 +14,19 @@ public interface RateLimitFilterListener {
 	};
 
 	/**
-	 * Called for every decision, allowed or not.
+	 * Called for every decision, allowed or not, before the response is written.
+	 * @param request the request decided
 	 * @param decision the decision
 	 */
-	default void onDecision(Decision decision) {
+	default void onDecision(HttpServletRequest request, Decision decision) {
 	}
 
 	/**
 	 * Called when the limiter failed to decide a request.
+	 * @param request the request that could not be decided
 	 * @param failure what went wrong
 	 */
-	default void onFailure(RuntimeException failure) {
+	default void onFailure(HttpServletRequest request, RuntimeException failure) {
 	}
 
 }
