@@ -1,5 +1,6 @@
 package io.ratelimit.autoconfigure;
 
+import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -12,6 +13,7 @@ import io.ratelimit.autoconfigure.web.RateLimitFilterListener;
 import io.ratelimit.core.RateLimiter;
 import io.ratelimit.core.TimeSource;
 import io.ratelimit.core.bucket.BucketKeys;
+import io.ratelimit.core.bucket.BucketLimits;
 import io.ratelimit.core.bucket.BucketStore;
 import io.ratelimit.core.bucket.EndpointWeights;
 import io.ratelimit.core.bucket.LocalBucketStore;
@@ -60,8 +62,12 @@ public class RateLimitAutoConfiguration {
 	@ConditionalOnMissingBean
 	ReloadablePolicies rateLimitPolicies(RateLimitProperties properties, ObjectProvider<PolicySource> source) {
 		RateLimitProperties.Policy policy = properties.getPolicy();
-		PolicySettings settings = PolicySettings.of(policy.getDefaultRps(), policy.getUnknownRps(),
-				properties.getBurstFactor());
+		InvalidRateLimitPropertyException.check("ratelimit.burst-factor",
+				() -> BucketLimits.of(BigDecimal.ONE, properties.getBurstFactor(), 1));
+		InvalidRateLimitPropertyException.check("ratelimit.policy.unknown-rps",
+				() -> PolicySettings.of(BigDecimal.ONE, policy.getUnknownRps(), BigDecimal.ONE));
+		PolicySettings settings = InvalidRateLimitPropertyException.check("ratelimit.policy.default-rps",
+				() -> PolicySettings.of(policy.getDefaultRps(), policy.getUnknownRps(), properties.getBurstFactor()));
 		return new ReloadablePolicies(source.getIfAvailable(() -> List::of), settings, TimeSource.system());
 	}
 
@@ -82,15 +88,19 @@ public class RateLimitAutoConfiguration {
 	IdentityResolver rateLimitIdentityResolver(RateLimitProperties properties, ObjectProvider<ApiKeyStore> apiKeys,
 			ObjectProvider<TokenVerifier> tokenVerifier) {
 		RateLimitProperties.ClientIp clientIp = properties.getClientIp();
-		List<IpRange> trusted = clientIp.getTrustedProxies().stream().map(IpRange::parse).toList();
+		List<IpRange> trusted = InvalidRateLimitPropertyException.check("ratelimit.client-ip.trusted-proxies",
+				() -> clientIp.getTrustedProxies().stream().map(IpRange::parse).toList());
+		ClientIpResolver clientIpResolver = InvalidRateLimitPropertyException.check(
+				"ratelimit.client-ip.ipv6-prefix-length", () -> new ClientIpResolver(trusted, clientIp.getHeader(),
+						clientIp.getMaxForwardedElements(), clientIp.getIpv6PrefixLength()));
 		IdentityResolver.Builder builder = IdentityResolver.builder()
-			.clientIp(new ClientIpResolver(trusted, clientIp.getHeader(), clientIp.getMaxForwardedElements(),
-					clientIp.getIpv6PrefixLength()))
+			.clientIp(clientIpResolver)
 			.apiKeyHeader(properties.getApiKey().getHeader());
 		String hashSecret = properties.getApiKey().getHashSecret();
 		ApiKeyStore store = apiKeys.getIfAvailable();
 		if (hashSecret != null && store != null) {
-			builder.apiKeys(store, KeyedHasher.withSecret(hashSecret))
+			builder.apiKeys(store, InvalidRateLimitPropertyException.check("ratelimit.api-key.hash-secret",
+					() -> KeyedHasher.withSecret(hashSecret)))
 				.apiKeyCache(10_000, properties.getApiKey().getCacheTtl(), Duration.ofSeconds(10));
 		}
 		tokenVerifier.ifAvailable(builder::tokenVerifier);
@@ -100,7 +110,8 @@ public class RateLimitAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	BucketStore rateLimitBucketStore(RateLimitProperties properties) {
-		return LocalBucketStore.create(properties.getBuckets().getMaximumEntries());
+		return InvalidRateLimitPropertyException.check("ratelimit.buckets.maximum-entries",
+				() -> LocalBucketStore.create(properties.getBuckets().getMaximumEntries()));
 	}
 
 	@Bean
@@ -108,14 +119,18 @@ public class RateLimitAutoConfiguration {
 	RateLimiter rateLimiter(RateLimitProperties properties, EndpointResolver endpoints, ReloadablePolicies policies,
 			IdentityResolver identities, BucketStore buckets) {
 		String secret = properties.getKeySecret();
-		KeyedHasher hasher = (secret != null) ? KeyedHasher.withSecret(secret) : KeyedHasher.withRandomSecret();
-		return RateLimiter.builder(endpoints, policies)
+		KeyedHasher hasher = (secret != null)
+				? InvalidRateLimitPropertyException.check("ratelimit.key-secret", () -> KeyedHasher.withSecret(secret))
+				: KeyedHasher.withRandomSecret();
+		EndpointWeights weights = InvalidRateLimitPropertyException.check("ratelimit.weights",
+				() -> weights(properties.getWeights()));
+		return InvalidRateLimitPropertyException.check("ratelimit.weights", () -> RateLimiter.builder(endpoints, policies)
 			.identities(identities)
 			.buckets(buckets)
 			.bucketKeys(new BucketKeys(hasher, properties.getBuckets().isNetworkPerPrincipal()))
-			.weights(weights(properties.getWeights()))
+			.weights(weights)
 			.legacyHeaders(properties.isLegacyHeaders())
-			.build();
+			.build());
 	}
 
 	@Bean
@@ -147,8 +162,7 @@ public class RateLimitAutoConfiguration {
 				weights.put(endpoint, Integer.valueOf(entry.substring(equals + 1).strip()));
 			}
 			catch (IllegalArgumentException ex) {
-				throw new IllegalArgumentException(
-						"Invalid entry '" + entry + "' in ratelimit.weights: " + ex.getMessage(), ex);
+				throw new IllegalArgumentException("entry '" + entry + "': " + ex.getMessage(), ex);
 			}
 		}
 		return EndpointWeights.of(weights);

@@ -68,6 +68,8 @@ public class RateLimitProperties {
 
 	private final Jwt jwt = new Jwt();
 
+	private final Schema schema = new Schema();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -146,6 +148,10 @@ public class RateLimitProperties {
 
 	public Jwt getJwt() {
 		return this.jwt;
+	}
+
+	public Schema getSchema() {
+		return this.schema;
 	}
 
 	/**
@@ -401,6 +407,24 @@ public class RateLimitProperties {
 
 		public void setTenantClaim(String tenantClaim) {
 			this.tenantClaim = tenantClaim;
+		}
+
+	}
+
+	public static class Schema {
+
+		/**
+		 * Whether to create and upgrade the limiter's tables at startup, with a Flyway
+		 * history table of their own. Independent of 'ratelimit.enabled'.
+		 */
+		private boolean migrate = true;
+
+		public boolean isMigrate() {
+			return this.migrate;
+		}
+
+		public void setMigrate(boolean migrate) {
+			this.migrate = migrate;
 		}
 
 	}

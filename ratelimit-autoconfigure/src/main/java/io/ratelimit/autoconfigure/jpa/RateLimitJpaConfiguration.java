@@ -6,6 +6,7 @@ import jakarta.persistence.EntityManagerFactory;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.jpa.repository.support.JpaRepositoryFactory;
@@ -19,6 +20,7 @@ import org.springframework.transaction.support.TransactionTemplate;
  */
 @Configuration(proxyBeanMethods = false)
 @ConditionalOnClass({ EntityManagerFactory.class, JpaRepositoryFactory.class })
+@ConditionalOnProperty(prefix = "ratelimit", name = "enabled", matchIfMissing = true)
 public class RateLimitJpaConfiguration {
 
 	@Bean
