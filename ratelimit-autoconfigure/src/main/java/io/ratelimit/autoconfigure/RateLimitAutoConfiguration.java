@@ -130,6 +130,7 @@ public class RateLimitAutoConfiguration {
 			.bucketKeys(new BucketKeys(hasher, properties.getBuckets().isNetworkPerPrincipal()))
 			.weights(weights)
 			.legacyHeaders(properties.isLegacyHeaders())
+			.rejectUnknownEndpoints(properties.getUnknownEndpoint() == RateLimitProperties.UnknownEndpoint.REJECT)
 			.build());
 	}
 
@@ -138,7 +139,7 @@ public class RateLimitAutoConfiguration {
 	FilterRegistrationBean<RateLimitFilter> rateLimitFilterRegistration(RateLimiter limiter,
 			RateLimitProperties properties, ObjectProvider<RateLimitFilterListener> listener) {
 		RateLimitFilter filter = new RateLimitFilter(limiter, properties.getFailureMode(),
-				properties.getUnknownEndpoint(), listener.getIfAvailable(() -> RateLimitFilterListener.NONE));
+				listener.getIfAvailable(() -> RateLimitFilterListener.NONE));
 		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(filter);
 		// REQUEST only: error and async dispatches of a request were charged already.
 		registration.setDispatcherTypes(DispatcherType.REQUEST);

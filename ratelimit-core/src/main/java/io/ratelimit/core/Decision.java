@@ -73,6 +73,16 @@ public final class Decision {
 	}
 
 	/**
+	 * Returns the decision for a request to no endpoint of the application, refused before
+	 * any identity or bucket work.
+	 * @param policy the UNKNOWN policy, for reference
+	 * @return a decision without fields
+	 */
+	static Decision unknownEndpoint(Policy policy) {
+		return new Decision(Outcome.UNKNOWN_ENDPOINT, EndpointTemplate.UNKNOWN, policy, null, 0, 0, 0, -1);
+	}
+
+	/**
 	 * Returns the decision for a bucket consumption.
 	 * @param endpoint the endpoint charged
 	 * @param policy the policy applied
@@ -253,7 +263,13 @@ public final class Decision {
 		REJECTED,
 
 		/** The request is over a shadow limit: it passes, and is counted as if rejected. */
-		SHADOW_REJECTED
+		SHADOW_REJECTED,
+
+		/**
+		 * The application has no endpoint for the request, and unknown endpoints are refused
+		 * outright (answered 404), without touching a bucket.
+		 */
+		UNKNOWN_ENDPOINT
 
 	}
 

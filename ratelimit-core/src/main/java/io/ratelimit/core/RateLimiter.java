@@ -42,6 +42,8 @@ public final class RateLimiter {
 
 	private final boolean legacyHeaders;
 
+	private final boolean rejectUnknownEndpoints;
+
 	private RateLimiter(Builder builder) {
 		this.endpoints = builder.endpoints;
 		this.identities = builder.identities;
@@ -51,6 +53,7 @@ public final class RateLimiter {
 		this.time = builder.time;
 		this.buckets = (builder.buckets != null) ? builder.buckets : LocalBucketStore.create(100_000, builder.time);
 		this.legacyHeaders = builder.legacyHeaders;
+		this.rejectUnknownEndpoints = builder.rejectUnknownEndpoints;
 	}
 
 	/**
@@ -70,6 +73,9 @@ public final class RateLimiter {
 	 */
 	public Decision evaluate(RateLimitRequest request) {
 		EndpointTemplate endpoint = this.endpoints.resolve(request);
+		if (endpoint.isUnknown() && this.rejectUnknownEndpoints) {
+			return Decision.unknownEndpoint(this.policies.current().unknownPolicy());
+		}
 		// Unknown endpoints are limited by network alone: no credential work for random paths.
 		Identity identity = endpoint.isUnknown() ? this.identities.resolveAnonymous(request)
 				: this.identities.resolve(request);
@@ -120,6 +126,8 @@ public final class RateLimiter {
 		private TimeSource time = TimeSource.system();
 
 		private boolean legacyHeaders;
+
+		private boolean rejectUnknownEndpoints;
 
 		private Builder(EndpointResolver endpoints, ReloadablePolicies policies) {
 			this.endpoints = Objects.requireNonNull(endpoints, "endpoints must not be null");
@@ -186,6 +194,18 @@ public final class RateLimiter {
 		 */
 		public Builder legacyHeaders(boolean legacyHeaders) {
 			this.legacyHeaders = legacyHeaders;
+			return this;
+		}
+
+		/**
+		 * Sets whether requests the application has no endpoint for are refused at once
+		 * ({@link Decision.Outcome#UNKNOWN_ENDPOINT}), before any identity work and without a
+		 * bucket, instead of being limited under the {@code UNKNOWN} policy.
+		 * @param rejectUnknownEndpoints whether to refuse unknown endpoints
+		 * @return this builder
+		 */
+		public Builder rejectUnknownEndpoints(boolean rejectUnknownEndpoints) {
+			this.rejectUnknownEndpoints = rejectUnknownEndpoints;
 			return this;
 		}
 

@@ -161,6 +161,33 @@ class RateLimiterTest {
 	}
 
 	@Test
+	void evaluateWhenUnknownEndpointsRejectedThenRefusedWithoutBucketOrIdentityWork() {
+		PolicySettings settings = PolicySettings.of(new BigDecimal("5"), new BigDecimal("2"), BigDecimal.valueOf(2));
+		ReloadablePolicies policies = new ReloadablePolicies(List::of, settings, this.time);
+		AtomicInteger identityWork = new AtomicInteger();
+		IdentityResolver identities = IdentityResolver.builder().apiKeys((hash) -> {
+			identityWork.incrementAndGet();
+			return null;
+		}, KEY_HASHER).build();
+		RateLimiter limiter = RateLimiter.builder(ENDPOINTS, policies)
+			.identities(identities)
+			.buckets(LocalBucketStore.create(100, this.time))
+			.rejectUnknownEndpoints(true)
+			.build();
+
+		for (int i = 0; i < 100; i++) {
+			Decision decision = limiter.evaluate(TestRequest.get("/random/" + i).header("X-API-Key", "k" + i));
+			assertThat(decision.outcome()).isEqualTo(Decision.Outcome.UNKNOWN_ENDPOINT);
+			assertThat(decision.isRejected()).isFalse();
+			assertThat(decision.hasHeaders()).isFalse();
+		}
+
+		assertThat(limiter.buckets().stats().entries()).isZero();
+		assertThat(identityWork).hasValue(0);
+		assertThat(limiter.evaluate(TestRequest.get("/api/products")).outcome()).isEqualTo(Decision.Outcome.ALLOWED);
+	}
+
+	@Test
 	void evaluateWhenBehindTrustedProxyThenRealClientChargedAndSpoofingIgnored() {
 		RateLimiter limiter = limiter(List.of());
 		TestRequest viaProxy = TestRequest.get("/api/products").from("10.0.0.2").header("X-Forwarded-For", "203.0.113.7");

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.util.Objects;
 
 import io.ratelimit.autoconfigure.RateLimitProperties.FailureMode;
-import io.ratelimit.autoconfigure.RateLimitProperties.UnknownEndpoint;
 import io.ratelimit.core.Decision;
 import io.ratelimit.core.RateLimiter;
 import jakarta.servlet.FilterChain;
@@ -29,22 +28,17 @@ public class RateLimitFilter extends OncePerRequestFilter {
 
 	private final FailureMode failureMode;
 
-	private final UnknownEndpoint unknownEndpoint;
-
 	private final RateLimitFilterListener listener;
 
 	/**
 	 * Creates a filter.
 	 * @param limiter decides each request
 	 * @param failureMode what happens when the limiter fails
-	 * @param unknownEndpoint what happens to requests no handler serves
 	 * @param listener told about every decision and failure
 	 */
-	public RateLimitFilter(RateLimiter limiter, FailureMode failureMode, UnknownEndpoint unknownEndpoint,
-			RateLimitFilterListener listener) {
+	public RateLimitFilter(RateLimiter limiter, FailureMode failureMode, RateLimitFilterListener listener) {
 		this.limiter = Objects.requireNonNull(limiter, "limiter must not be null");
 		this.failureMode = Objects.requireNonNull(failureMode, "failureMode must not be null");
-		this.unknownEndpoint = Objects.requireNonNull(unknownEndpoint, "unknownEndpoint must not be null");
 		this.listener = Objects.requireNonNull(listener, "listener must not be null");
 	}
 
@@ -65,7 +59,7 @@ public class RateLimitFilter extends OncePerRequestFilter {
 			return;
 		}
 		this.listener.onDecision(request, decision);
-		if (decision.endpoint().isUnknown() && this.unknownEndpoint == UnknownEndpoint.REJECT) {
+		if (decision.outcome() == Decision.Outcome.UNKNOWN_ENDPOINT) {
 			ProblemResponses.notFound(request, response);
 			return;
 		}

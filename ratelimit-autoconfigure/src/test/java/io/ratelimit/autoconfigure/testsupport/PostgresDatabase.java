@@ -33,8 +33,10 @@ public final class PostgresDatabase implements BeforeAllCallback {
 
 	@Override
 	public void beforeAll(ExtensionContext context) {
+		// Stores look up their parents, so @Nested classes find the outer class's entry and
+		// the database lives until the outermost class is done.
 		context.getStore(ExtensionContext.Namespace.create(PostgresDatabase.class))
-			.put(this.url, (ExtensionContext.Store.CloseableResource) this.drop::run);
+			.getOrComputeIfAbsent(this.url, (url) -> (ExtensionContext.Store.CloseableResource) this.drop::run);
 	}
 
 	/**
