@@ -24,6 +24,7 @@ import io.ratelimit.core.identity.ClientIpResolver;
 import io.ratelimit.core.identity.IdentityResolver;
 import io.ratelimit.core.identity.IpRange;
 import io.ratelimit.core.identity.KeyedHasher;
+import io.ratelimit.core.identity.PrincipalResolver;
 import io.ratelimit.core.identity.TokenVerifier;
 import io.ratelimit.core.policy.PolicySettings;
 import io.ratelimit.core.policy.PolicySource;
@@ -86,7 +87,7 @@ public class RateLimitAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	IdentityResolver rateLimitIdentityResolver(RateLimitProperties properties, ObjectProvider<ApiKeyStore> apiKeys,
-			ObjectProvider<TokenVerifier> tokenVerifier) {
+			ObjectProvider<TokenVerifier> tokenVerifier, ObjectProvider<PrincipalResolver> principals) {
 		RateLimitProperties.ClientIp clientIp = properties.getClientIp();
 		List<IpRange> trusted = InvalidRateLimitPropertyException.check("ratelimit.client-ip.trusted-proxies",
 				() -> clientIp.getTrustedProxies().stream().map(IpRange::parse).toList());
@@ -104,6 +105,7 @@ public class RateLimitAutoConfiguration {
 				.apiKeyCache(10_000, properties.getApiKey().getCacheTtl(), Duration.ofSeconds(10));
 		}
 		tokenVerifier.ifAvailable(builder::tokenVerifier);
+		principals.ifAvailable(builder::authenticatedPrincipals);
 		return builder.build();
 	}
 

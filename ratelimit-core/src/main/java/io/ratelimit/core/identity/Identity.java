@@ -46,6 +46,9 @@ public record Identity(Source source, @Nullable String principal, @Nullable Stri
 	 */
 	public enum Source {
 
+		/** A principal the application authenticated itself (its security context). */
+		AUTHENTICATED,
+
 		/** A bearer token whose signature and expiry were verified. */
 		TOKEN,
 

@@ -8,8 +8,9 @@ import io.ratelimit.core.TimeSource;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Resolves who a request is, cheapest trustworthy source first: a verified bearer token,
- * then an active API key, then the client network identity. A token or key that fails
+ * Resolves who a request is, cheapest trustworthy source first: a principal the
+ * application authenticated (when one is known), a verified bearer token, then an active
+ * API key, then the client network identity. A token or key that fails
  * verification is not an identity; the request simply falls through to the next tier, so
  * inventing credentials never earns a fresh budget.
  * <p>
@@ -20,12 +21,15 @@ public final class IdentityResolver {
 
 	private final ClientIpResolver clientIp;
 
+	private final @Nullable PrincipalResolver principals;
+
 	private final @Nullable TokenAuthenticator tokens;
 
 	private final @Nullable ApiKeyAuthenticator apiKeys;
 
 	private IdentityResolver(Builder builder) {
 		this.clientIp = builder.clientIp;
+		this.principals = builder.principals;
 		this.tokens = (builder.tokenVerifier != null) ? new TokenAuthenticator(builder.tokenVerifier, builder.time,
 				builder.tokenCacheSize, builder.tokenCacheMaximumAge) : null;
 		this.apiKeys = (builder.apiKeyStore != null && builder.apiKeyHasher != null)
@@ -57,6 +61,10 @@ public final class IdentityResolver {
 	 */
 	public Identity resolve(RateLimitRequest request) {
 		NetworkIdentity network = network(request);
+		AuthenticatedPrincipal principal = authenticatedPrincipal(request);
+		if (principal != null) {
+			return new Identity(Identity.Source.AUTHENTICATED, principal.name(), principal.tenant(), network);
+		}
 		if (this.tokens != null) {
 			VerifiedToken token = this.tokens.authenticate(request.headers(TokenAuthenticator.AUTHORIZATION));
 			if (token != null) {
@@ -90,6 +98,19 @@ public final class IdentityResolver {
 		return (this.apiKeys != null) ? this.apiKeys.storeFailures() : 0;
 	}
 
+	private @Nullable AuthenticatedPrincipal authenticatedPrincipal(RateLimitRequest request) {
+		if (this.principals == null) {
+			return null;
+		}
+		try {
+			return this.principals.resolve(request);
+		}
+		catch (RuntimeException ex) {
+			// No principal can be told: the next tiers decide.
+			return null;
+		}
+	}
+
 	private NetworkIdentity network(RateLimitRequest request) {
 		return this.clientIp.resolve(request.remoteAddress(), request.headers(this.clientIp.header().headerName()));
 	}
@@ -102,6 +123,8 @@ public final class IdentityResolver {
 		private ClientIpResolver clientIp = ClientIpResolver.untrusting();
 
 		private TimeSource time = TimeSource.system();
+
+		private @Nullable PrincipalResolver principals;
 
 		private @Nullable TokenVerifier tokenVerifier;
 
@@ -141,6 +164,16 @@ public final class IdentityResolver {
 		 */
 		public Builder timeSource(TimeSource time) {
 			this.time = Objects.requireNonNull(time, "time must not be null");
+			return this;
+		}
+
+		/**
+		 * Enables the authenticated-principal tier, which outranks all others.
+		 * @param principals tells the principal the application authenticated
+		 * @return this builder
+		 */
+		public Builder authenticatedPrincipals(PrincipalResolver principals) {
+			this.principals = Objects.requireNonNull(principals, "principals must not be null");
 			return this;
 		}
 

@@ -169,6 +169,38 @@ class IdentityResolverTest {
 	}
 
 	@Test
+	void resolveWhenApplicationAuthenticatedThePrincipalThenItOutranksTokenAndKey() {
+		IdentityResolver resolver = IdentityResolver.builder()
+			.timeSource(this.time)
+			.authenticatedPrincipals((request) -> "session".equals(request.header("Cookie"))
+					? new AuthenticatedPrincipal("bob", "globex") : null)
+			.tokenVerifier(this.tokens)
+			.build();
+		TestRequest request = TestRequest.get("/")
+			.from(PEER)
+			.header("Cookie", "session")
+			.header("Authorization", "Bearer " + token("alice", Duration.ofMinutes(5)));
+
+		Identity identity = resolver.resolve(request);
+
+		assertThat(identity.source()).isEqualTo(Identity.Source.AUTHENTICATED);
+		assertThat(identity.principal()).isEqualTo("bob");
+		assertThat(identity.tenant()).isEqualTo("globex");
+		assertThat(resolver.resolve(TestRequest.get("/")
+			.from(PEER)
+			.header("Authorization", "Bearer " + token("alice", Duration.ofMinutes(5)))).principal()).isEqualTo("alice");
+	}
+
+	@Test
+	void resolveWhenPrincipalResolverThrowsThenNextTiersDecide() {
+		IdentityResolver resolver = IdentityResolver.builder().authenticatedPrincipals((request) -> {
+			throw new IllegalStateException("no security context");
+		}).build();
+
+		assertNetworkIdentity(resolver.resolve(TestRequest.get("/").from(PEER)));
+	}
+
+	@Test
 	void resolveWhenActiveApiKeyThenKeyPrincipalAndTenant() {
 		Identity identity = resolveWithKey(ACTIVE_KEY);
 

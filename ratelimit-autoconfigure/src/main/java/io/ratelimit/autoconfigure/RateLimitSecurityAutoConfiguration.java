@@ -1,0 +1,84 @@
+package io.ratelimit.autoconfigure;
+
+import io.ratelimit.autoconfigure.security.FirewalledEndpointResolver;
+import io.ratelimit.autoconfigure.security.JwtDecoderTokenVerifier;
+import io.ratelimit.autoconfigure.security.SecurityContextPrincipalResolver;
+import io.ratelimit.autoconfigure.web.MvcEndpointResolver;
+import io.ratelimit.core.RateLimiter;
+import io.ratelimit.core.endpoint.EndpointResolver;
+import io.ratelimit.core.identity.PrincipalResolver;
+import io.ratelimit.core.identity.TokenVerifier;
+
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.security.oauth2.jwt.JwtDecoder;
+import org.springframework.security.web.firewall.HttpFirewall;
+import org.springframework.security.web.firewall.StrictHttpFirewall;
+
+/**
+ * Spring Security integration. Before the security chain (the default), the limiter
+ * applies the application's HTTP firewall and verifies bearer tokens with its
+ * {@link JwtDecoder}; after it, the limiter takes the authenticated principal from the
+ * security context.
+ */
+@AutoConfiguration(before = RateLimitAutoConfiguration.class, afterName = {
+		"org.springframework.boot.autoconfigure.security.oauth2.resource.servlet.OAuth2ResourceServerAutoConfiguration",
+		"org.springframework.boot.autoconfigure.security.servlet.SecurityAutoConfiguration" })
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@ConditionalOnClass({ RateLimiter.class, HttpFirewall.class })
+@ConditionalOnProperty(prefix = "ratelimit", name = "enabled", matchIfMissing = true)
+@EnableConfigurationProperties(RateLimitProperties.class)
+public class RateLimitSecurityAutoConfiguration {
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnProperty(prefix = "ratelimit.filter", name = "position", havingValue = "before-security",
+			matchIfMissing = true)
+	static class BeforeSecurity {
+
+		@Bean
+		@ConditionalOnMissingBean
+		EndpointResolver rateLimitEndpointResolver(ApplicationContext context, ObjectProvider<HttpFirewall> firewall) {
+			// Spring Security uses the application's firewall bean, or a strict one.
+			return new FirewalledEndpointResolver(firewall.getIfAvailable(StrictHttpFirewall::new),
+					new MvcEndpointResolver(context));
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnProperty(prefix = "ratelimit.filter", name = "position", havingValue = "before-security",
+			matchIfMissing = true)
+	@ConditionalOnClass(JwtDecoder.class)
+	static class BeforeSecurityWithJwt {
+
+		@Bean
+		@ConditionalOnMissingBean
+		@ConditionalOnBean(JwtDecoder.class)
+		TokenVerifier rateLimitTokenVerifier(JwtDecoder decoder, RateLimitProperties properties) {
+			return new JwtDecoderTokenVerifier(decoder, properties.getJwt().getTenantClaim());
+		}
+
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnProperty(prefix = "ratelimit.filter", name = "position", havingValue = "after-security")
+	static class AfterSecurity {
+
+		@Bean
+		@ConditionalOnMissingBean
+		PrincipalResolver rateLimitPrincipalResolver(RateLimitProperties properties) {
+			return new SecurityContextPrincipalResolver(properties.getJwt().getTenantClaim());
+		}
+
+	}
+
+}
