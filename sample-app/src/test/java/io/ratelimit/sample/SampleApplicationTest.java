@@ -4,9 +4,13 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.Base64;
 
 import org.junit.jupiter.api.Test;
 
+import org.springframework.boot.test.autoconfigure.actuate.observability.AutoConfigureObservability;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
@@ -17,6 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * policies and demo keys, over real HTTP.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
+@AutoConfigureObservability(tracing = false)
 class SampleApplicationTest {
 
 	private final HttpClient client = HttpClient.newHttpClient();
@@ -25,8 +30,13 @@ class SampleApplicationTest {
 	private int port;
 
 	private HttpResponse<String> send(String method, String path, String... headers) throws Exception {
+		String body = "{}";
+		if (headers.length % 2 == 1) {
+			body = headers[0];
+			headers = Arrays.copyOfRange(headers, 1, headers.length);
+		}
 		HttpRequest.Builder request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + this.port + path))
-			.method(method, HttpRequest.BodyPublishers.ofString("{}"))
+			.method(method, HttpRequest.BodyPublishers.ofString(body))
 			.header("Content-Type", "application/json");
 		for (int i = 0; i < headers.length; i += 2) {
 			request.header(headers[i], headers[i + 1]);
@@ -56,6 +66,42 @@ class SampleApplicationTest {
 		assertThat(globex.headers().firstValue("RateLimit-Policy")).hasValue("\"GET /api/products\";q=40;w=2");
 		// A revoked key is limited as the caller's address, in the address's bucket.
 		assertThat(revoked.headers().firstValue("RateLimit")).hasValue("\"GET /api/products\";r=39;t=1");
+	}
+
+	@Test
+	void productsWhenBearerTokenFromLoginThenTokenSubjectHasItsOwnBucket() throws Exception {
+		HttpResponse<String> login = send("POST", "/api/login", "{\"username\":\"alice\",\"password\":\"wonderland\"}");
+		String token = login.body().replaceAll(".*\"access_token\":\"([^\"]+)\".*", "$1");
+
+		HttpResponse<String> withToken = send("GET", "/api/products/1", "Authorization", "Bearer " + token);
+		HttpResponse<String> again = send("GET", "/api/products/1", "Authorization", "Bearer " + token);
+		HttpResponse<String> anonymous = send("GET", "/api/products/1");
+
+		assertThat(login.statusCode()).isEqualTo(200);
+		assertThat(withToken.headers().firstValue("RateLimit")).hasValue("\"default\";r=19;t=1");
+		assertThat(again.headers().firstValue("RateLimit")).hasValue("\"default\";r=18;t=1");
+		// The address's own bucket was untouched by alice's requests.
+		assertThat(anonymous.headers().firstValue("RateLimit")).hasValue("\"default\";r=19;t=1");
+	}
+
+	@Test
+	void productsWhenTokenBadlySignedThenLimitedWithTheCallersAddress() throws Exception {
+		String forged = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJtYWxsb3J5IiwicHJvamVjdF9pZCI6ImFjbWUifQ."
+				+ "c2lnbmF0dXJlLW5vdC12YWxpZA";
+		HttpResponse<String> first = send("GET", "/api/orders/1/items", "Authorization", "Bearer " + forged);
+		HttpResponse<String> second = send("GET", "/api/orders/1/items");
+
+		assertThat(first.statusCode()).isEqualTo(200);
+		assertThat(first.headers().firstValue("RateLimit")).hasValue("\"default\";r=19;t=1");
+		assertThat(second.headers().firstValue("RateLimit")).hasValue("\"default\";r=18;t=1");
+	}
+
+	@Test
+	void actuatorWhenNotAdminThenRefused() throws Exception {
+		assertThat(send("GET", "/actuator/prometheus").statusCode()).isEqualTo(401);
+		String admin = Base64.getEncoder().encodeToString("admin:change-me".getBytes(StandardCharsets.UTF_8));
+		assertThat(send("GET", "/actuator/prometheus", "Authorization", "Basic " + admin).statusCode()).isEqualTo(200);
+		assertThat(send("GET", "/actuator/health").statusCode()).isEqualTo(200);
 	}
 
 	@Test
