@@ -139,9 +139,9 @@ public class RateLimitAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(name = "rateLimitFilterRegistration")
 	FilterRegistrationBean<RateLimitFilter> rateLimitFilterRegistration(RateLimiter limiter,
-			RateLimitProperties properties, ObjectProvider<RateLimitFilterListener> listener) {
+			RateLimitProperties properties, ObjectProvider<RateLimitFilterListener> listeners) {
 		RateLimitFilter filter = new RateLimitFilter(limiter, properties.getFailureMode(),
-				listener.getIfAvailable(() -> RateLimitFilterListener.NONE));
+				RateLimitFilterListener.of(listeners.orderedStream().toList()));
 		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(filter);
 		// REQUEST only: error and async dispatches of a request were charged already.
 		registration.setDispatcherTypes(DispatcherType.REQUEST);

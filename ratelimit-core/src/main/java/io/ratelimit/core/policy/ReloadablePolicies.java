@@ -31,6 +31,9 @@ public final class ReloadablePolicies {
 
 	private volatile @Nullable String lastFailure;
 
+	// Written only under the reload lock, read by metrics from any thread.
+	private volatile long failedReloads;
+
 	/**
 	 * Creates a holder that serves the built-in policies until {@link #reload()} succeeds.
 	 * @param source where the rows come from
@@ -69,6 +72,16 @@ public final class ReloadablePolicies {
 	}
 
 	/**
+	 * Returns how many reloads have failed since this holder was created. Successful loads
+	 * are counted by the {@linkplain PolicySnapshot#version() version} of the current
+	 * snapshot.
+	 * @return the number of failed reloads
+	 */
+	public long failedReloads() {
+		return this.failedReloads;
+	}
+
+	/**
 	 * Reads every row and swaps in the new snapshot. On failure the current snapshot stays.
 	 * @return the outcome
 	 */
@@ -85,6 +98,7 @@ public final class ReloadablePolicies {
 		catch (Exception ex) {
 			String failure = ex.getClass().getSimpleName() + ": " + ex.getMessage();
 			this.lastFailure = failure;
+			this.failedReloads++;
 			logger.log(System.Logger.Level.WARNING,
 					"Could not reload rate limit policies, keeping version {0}: {1}", this.current.version(), failure);
 			return new PolicyReloadResult(this.current, failure);

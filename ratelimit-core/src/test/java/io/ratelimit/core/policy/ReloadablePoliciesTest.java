@@ -87,6 +87,20 @@ class ReloadablePoliciesTest {
 	}
 
 	@Test
+	void failedReloadsWhenSourceFailsThenCountsFailuresOnlyAndVersionCountsSuccesses() {
+		assertThat(this.policies.failedReloads()).isZero();
+		this.databaseDown.set(true);
+		this.policies.reload();
+		this.policies.reload();
+		this.databaseDown.set(false);
+
+		this.policies.reload();
+
+		assertThat(this.policies.failedReloads()).isEqualTo(2);
+		assertThat(this.policies.current().version()).isEqualTo(1);
+	}
+
+	@Test
 	void reloadWhenTableEmptiedThenBuiltInDefaultsNotNoLimit() {
 		this.table.set(generation(1));
 		this.policies.reload();

@@ -1,0 +1,275 @@
+package io.ratelimit.autoconfigure.actuate;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+
+import io.ratelimit.core.RateLimiter;
+import io.ratelimit.core.bucket.BucketStoreStats;
+import io.ratelimit.core.endpoint.EndpointResolver;
+import io.ratelimit.core.endpoint.EndpointTemplate;
+import io.ratelimit.core.policy.Policy;
+import io.ratelimit.core.policy.PolicyReloadResult;
+import io.ratelimit.core.policy.PolicyResolution;
+import io.ratelimit.core.policy.PolicySnapshot;
+import io.ratelimit.core.policy.RejectedRow;
+import io.ratelimit.core.policy.ReloadablePolicies;
+import jakarta.servlet.http.HttpServletRequest;
+
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.OperationResponseBody;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
+import org.springframework.boot.actuate.endpoint.annotation.Selector;
+import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+// Spring's, not JSpecify's: Actuator makes an operation parameter optional only for this one.
+import org.springframework.lang.Nullable;
+import org.springframework.web.context.request.RequestAttributes;
+import org.springframework.web.context.request.RequestContextHolder;
+import org.springframework.web.context.request.ServletRequestAttributes;
+
+/**
+ * The {@code ratelimit} Actuator endpoint:
+ * <ul>
+ * <li>{@code GET /actuator/ratelimit}: the policy snapshot in force, its rejected rows,
+ * the last reload failure and the bucket-store size;</li>
+ * <li>{@code GET /actuator/ratelimit/explain?method=GET&path=/api/users/42&tenant=acme}:
+ * the template the request resolves to, the precedence chain walked and the policy
+ * chosen. {@code endpoint=GET /api/users/*} may be passed instead of method and path, and
+ * must be over JMX, where there is no HTTP request to resolve against;</li>
+ * <li>{@code POST /actuator/ratelimit/reload}: reads the policies now.</li>
+ * </ul>
+ * Like every Actuator endpoint but health, it is not exposed until
+ * {@code management.endpoints.web.exposure.include} names it, and it is secured by the
+ * application's own Spring Security configuration: reload changes the limits in force,
+ * so it must require authentication.
+ */
+@Endpoint(id = "ratelimit")
+public class RateLimitEndpoint {
+
+	private static final String EXPLAIN = "explain";
+
+	private static final String RELOAD = "reload";
+
+	private final ReloadablePolicies policies;
+
+	private final RateLimiter limiter;
+
+	private final EndpointResolver endpoints;
+
+	/**
+	 * Creates the endpoint.
+	 * @param limiter the limiter whose policies and buckets are reported
+	 * @param endpoints the resolver the limiter charges requests with
+	 */
+	public RateLimitEndpoint(RateLimiter limiter, EndpointResolver endpoints) {
+		this.limiter = Objects.requireNonNull(limiter, "limiter must not be null");
+		this.policies = limiter.policies();
+		this.endpoints = Objects.requireNonNull(endpoints, "endpoints must not be null");
+	}
+
+	/**
+	 * Reports the policies in force and the bucket store.
+	 * @return the report
+	 */
+	@ReadOperation
+	public RateLimitDescriptor rateLimit() {
+		PolicySnapshot snapshot = this.policies.current();
+		BucketStoreStats stats = this.limiter.buckets().stats();
+		return new RateLimitDescriptor(snapshot.version(), snapshot.loadedAt(),
+				snapshot.policies().stream().map(PolicyDescriptor::of).toList(),
+				PolicyDescriptor.of(snapshot.defaultPolicy()), PolicyDescriptor.of(snapshot.unknownPolicy()),
+				rejected(snapshot), this.policies.lastFailure(),
+				new BucketsDescriptor(stats.entries(), stats.evictions()));
+	}
+
+	/**
+	 * Explains which policy a request gets, and why.
+	 * @param operation must be {@code explain}
+	 * @param method the request method, with {@code path}
+	 * @param path the request path as sent, without query, e.g. {@code /api/users/42}
+	 * @param endpoint the endpoint template instead of method and path, e.g.
+	 * {@code GET /api/users/*}
+	 * @param tenant the tenant ({@code project_id}) of the request, none if absent
+	 * @return the explanation, {@code null} (404) for any other operation
+	 */
+	@ReadOperation
+	public @Nullable ExplanationDescriptor explain(@Selector String operation,
+			@Nullable String method, @Nullable String path,
+			@Nullable String endpoint, @Nullable String tenant) {
+		if (!EXPLAIN.equals(operation)) {
+			return null;
+		}
+		EndpointTemplate template = (endpoint != null) ? parse(endpoint) : resolve(method, path);
+		PolicySnapshot snapshot = this.policies.current();
+		PolicyResolution resolution = snapshot.explain(template, tenant);
+		List<LinkDescriptor> chain = resolution.chain()
+			.stream()
+			.map((link) -> new LinkDescriptor(link.endpoint().toString(), link.tenant(),
+					(link.found() != null) ? PolicyDescriptor.of(link.found()) : null))
+			.toList();
+		return new ExplanationDescriptor(snapshot.version(), template.toString(), tenant, chain,
+				PolicyDescriptor.of(resolution.policy()));
+	}
+
+	/**
+	 * Reads the policies now, as the periodic refresh does.
+	 * @param operation must be {@code reload}
+	 * @return the snapshot in force afterwards, and the failure if the read failed
+	 */
+	@WriteOperation
+	public ReloadDescriptor reload(@Selector String operation) {
+		if (!RELOAD.equals(operation)) {
+			throw new InvalidEndpointRequestException("Unknown operation '" + operation + "', expected 'reload'",
+					"Unknown operation");
+		}
+		PolicyReloadResult result = this.policies.reload();
+		PolicySnapshot snapshot = result.snapshot();
+		return new ReloadDescriptor(result.succeeded(), snapshot.version(), snapshot.loadedAt(),
+				snapshot.policies().size(), rejected(snapshot), result.failure());
+	}
+
+	private static EndpointTemplate parse(String endpoint) {
+		try {
+			return EndpointTemplate.parse(endpoint);
+		}
+		catch (IllegalArgumentException ex) {
+			throw new InvalidEndpointRequestException(ex.getMessage(), "Invalid endpoint template");
+		}
+	}
+
+	private EndpointTemplate resolve(@Nullable String method,
+			@Nullable String path) {
+		if (method == null || path == null) {
+			throw new InvalidEndpointRequestException("Pass 'method' and 'path', or 'endpoint'",
+					"Missing parameters");
+		}
+		if (!path.startsWith("/") || path.indexOf('?') >= 0 || path.indexOf('#') >= 0) {
+			throw new InvalidEndpointRequestException(
+					"Invalid path '" + path + "': expected the request path as sent, starting with '/', without query",
+					"Invalid path");
+		}
+		RequestAttributes attributes = RequestContextHolder.getRequestAttributes();
+		if (!(attributes instanceof ServletRequestAttributes servlet)) {
+			throw new InvalidEndpointRequestException(
+					"'method' and 'path' can only be resolved over HTTP; pass 'endpoint' instead", "Not over HTTP");
+		}
+		HttpServletRequest admin = servlet.getRequest();
+		return this.endpoints.resolve(new ProbeRequest(admin, method.toUpperCase(Locale.ROOT), path));
+	}
+
+	private static List<RejectedRowDescriptor> rejected(PolicySnapshot snapshot) {
+		return snapshot.rejected().stream().map(RejectedRowDescriptor::of).toList();
+	}
+
+	/**
+	 * The policies in force and the bucket store.
+	 *
+	 * @param version the snapshot version, 0 while the built-in policies serve
+	 * @param loadedAt when the rows of the snapshot were read
+	 * @param policies the policies loaded from rows
+	 * @param defaultPolicy the policy of endpoints without one of their own
+	 * @param unknownPolicy the policy of requests the application does not serve
+	 * @param rejected the rows that did not become policies, with the reasons
+	 * @param lastFailure why the most recent reload failed, {@code null} if it succeeded
+	 * @param buckets the bucket store
+	 */
+	public record RateLimitDescriptor(long version, Instant loadedAt, List<PolicyDescriptor> policies,
+			PolicyDescriptor defaultPolicy, PolicyDescriptor unknownPolicy, List<RejectedRowDescriptor> rejected,
+			@Nullable String lastFailure,
+			BucketsDescriptor buckets) implements OperationResponseBody {
+	}
+
+	/**
+	 * One policy.
+	 *
+	 * @param endpoint the endpoint template, {@code default} or {@code UNKNOWN}
+	 * @param tenant the tenant ({@code project_id}), {@code null} for a global policy
+	 * @param rps the rate in requests per second, as exact decimal text
+	 * @param mode {@code ENFORCE}, {@code SHADOW} or {@code OFF}
+	 * @param origin {@code row <id>} or {@code built-in}
+	 */
+	public record PolicyDescriptor(String endpoint, @Nullable String tenant, String rps,
+			String mode, String origin) {
+
+		static PolicyDescriptor of(Policy policy) {
+			return new PolicyDescriptor(policy.endpoint().toString(), policy.tenant(), policy.rps().toPlainString(),
+					policy.mode().name(), policy.origin());
+		}
+
+	}
+
+	/**
+	 * A row that did not become a policy.
+	 *
+	 * @param id the row id
+	 * @param endpoint the endpoint column as stored
+	 * @param tenant the project_id column as stored
+	 * @param rps the rps_limit column as stored
+	 * @param mode the mode column as stored
+	 * @param reason what is wrong with the row
+	 */
+	public record RejectedRowDescriptor(String id, @Nullable String endpoint,
+			@Nullable String tenant, @Nullable String rps,
+			@Nullable String mode, String reason) {
+
+		static RejectedRowDescriptor of(RejectedRow rejected) {
+			return new RejectedRowDescriptor(rejected.row().id(), rejected.row().endpoint(), rejected.row().tenant(),
+					(rejected.row().rpsLimit() != null) ? rejected.row().rpsLimit().toPlainString() : null,
+					rejected.row().mode(), rejected.reason());
+		}
+
+	}
+
+	/**
+	 * The bucket store.
+	 *
+	 * @param entries the buckets held now
+	 * @param evictions the buckets dropped since start
+	 */
+	public record BucketsDescriptor(long entries, long evictions) {
+	}
+
+	/**
+	 * Why a request gets its policy.
+	 *
+	 * @param version the snapshot version the answer comes from
+	 * @param endpoint the template the request resolves to, {@code UNKNOWN} if no handler
+	 * serves it
+	 * @param tenant the tenant asked about
+	 * @param chain the precedence chain walked, the last link being the match
+	 * @param policy the policy chosen
+	 */
+	public record ExplanationDescriptor(long version, String endpoint, @Nullable String tenant,
+			List<LinkDescriptor> chain, PolicyDescriptor policy) implements OperationResponseBody {
+	}
+
+	/**
+	 * One link of the precedence chain.
+	 *
+	 * @param endpoint the endpoint looked up
+	 * @param tenant the tenant looked up, {@code null} for global
+	 * @param found the policy row found, {@code null} if the table has none
+	 */
+	public record LinkDescriptor(String endpoint, @Nullable String tenant,
+			@Nullable PolicyDescriptor found) {
+	}
+
+	/**
+	 * The outcome of a reload.
+	 *
+	 * @param succeeded whether the rows were read
+	 * @param version the version in force afterwards: the new one, or on failure the last
+	 * good one
+	 * @param loadedAt when the rows of that version were read
+	 * @param policies the number of policies loaded from rows
+	 * @param rejected the rows that did not become policies
+	 * @param failure why the rows could not be read, {@code null} on success
+	 */
+	public record ReloadDescriptor(boolean succeeded, long version, Instant loadedAt, int policies,
+			List<RejectedRowDescriptor> rejected,
+			@Nullable String failure) implements OperationResponseBody {
+	}
+
+}

@@ -1,0 +1,74 @@
+package io.ratelimit.autoconfigure.metrics;
+
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.ratelimit.autoconfigure.web.RateLimitFilterListener;
+import io.ratelimit.core.Decision;
+import io.ratelimit.core.endpoint.EndpointTemplate;
+import jakarta.servlet.http.HttpServletRequest;
+
+/**
+ * Counts the decisions of the rate-limit filter as {@code ratelimit.decisions}, tagged by
+ * {@code endpoint} (the template, never the raw path) and {@code outcome}
+ * ({@code allowed}, {@code rejected}, {@code shadow_rejected}), and the requests the
+ * limiter failed to decide as {@code ratelimit.failures}.
+ * <p>
+ * The counters of an endpoint are registered on its first decision and kept, so a
+ * decision costs one map lookup. Templates come from the application's handlers (plus
+ * {@code UNKNOWN}), so the tag values form a bounded set.
+ */
+public class RateLimitDecisionMetrics implements RateLimitFilterListener {
+
+	/** The name of the counter of decisions. */
+	public static final String DECISIONS = "ratelimit.decisions";
+
+	/** The name of the counter of requests the limiter failed to decide. */
+	public static final String FAILURES = "ratelimit.failures";
+
+	private static final Decision.Outcome[] OUTCOMES = Decision.Outcome.values();
+
+	private final MeterRegistry registry;
+
+	private final Counter failures;
+
+	private final Map<EndpointTemplate, Counter[]> decisions = new ConcurrentHashMap<>();
+
+	/**
+	 * Creates the metrics and registers the failure counter.
+	 * @param registry where the meters are registered
+	 */
+	public RateLimitDecisionMetrics(MeterRegistry registry) {
+		this.registry = Objects.requireNonNull(registry, "registry must not be null");
+		this.failures = Counter.builder(FAILURES)
+			.description("Requests the rate limiter failed to decide, let through or answered 503 by failure mode")
+			.register(registry);
+	}
+
+	@Override
+	public void onDecision(HttpServletRequest request, Decision decision) {
+		this.decisions.computeIfAbsent(decision.endpoint(), this::register)[decision.outcome().ordinal()].increment();
+	}
+
+	@Override
+	public void onFailure(HttpServletRequest request, RuntimeException failure) {
+		this.failures.increment();
+	}
+
+	private Counter[] register(EndpointTemplate endpoint) {
+		Counter[] counters = new Counter[OUTCOMES.length];
+		for (Decision.Outcome outcome : OUTCOMES) {
+			counters[outcome.ordinal()] = Counter.builder(DECISIONS)
+				.description("Rate limit decisions by endpoint template and outcome")
+				.tag("endpoint", endpoint.toString())
+				.tag("outcome", outcome.name().toLowerCase(Locale.ROOT))
+				.register(this.registry);
+		}
+		return counters;
+	}
+
+}

@@ -1,0 +1,40 @@
+package io.ratelimit.autoconfigure.metrics;
+
+import io.micrometer.core.instrument.MeterRegistry;
+import io.ratelimit.autoconfigure.RateLimitAutoConfiguration;
+import io.ratelimit.core.RateLimiter;
+import io.ratelimit.core.TimeSource;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Micrometer metrics of the rate limiter, when the application has a {@link MeterRegistry}:
+ * decisions and failures from the filter, and the state of the bucket store and policies.
+ * Tag values come only from bounded sets (endpoint templates, outcomes, results), never
+ * from principals, addresses or keys.
+ */
+@AutoConfiguration(after = RateLimitAutoConfiguration.class,
+		afterName = { "org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration",
+				"org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
+				"org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration" })
+@ConditionalOnClass({ MeterRegistry.class, RateLimiter.class })
+@ConditionalOnBean({ MeterRegistry.class, RateLimiter.class })
+public class RateLimitMetricsAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitDecisionMetrics rateLimitDecisionMetrics(MeterRegistry registry) {
+		return new RateLimitDecisionMetrics(registry);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	RateLimitMeterBinder rateLimitMeterBinder(RateLimiter limiter) {
+		return new RateLimitMeterBinder(limiter.buckets(), limiter.policies(), TimeSource.system());
+	}
+
+}
