@@ -284,7 +284,7 @@ public class RateLimitProperties {
 		 * Requests per second of the built-in 'default' policy, applied when the policy
 		 * table has no row for an endpoint.
 		 */
-		private BigDecimal defaultRps = BigDecimal.TEN;
+		private BigDecimal defaultRps = new BigDecimal("10");
 
 		/**
 		 * Requests per second of the built-in 'UNKNOWN' policy, applied per client network
