@@ -2,14 +2,13 @@ package io.ratelimit.autoconfigure.actuate;
 
 import java.util.Collections;
 import java.util.Enumeration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.ratelimit.autoconfigure.web.IsolatedAttributesRequest;
 import io.ratelimit.core.RateLimitRequest;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletRequestWrapper;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -58,13 +57,11 @@ final class ProbeRequest implements RateLimitRequest {
 		return type.isInstance(this.servletRequest) ? type.cast(this.servletRequest) : null;
 	}
 
-	private static final class ProbeServletRequest extends HttpServletRequestWrapper {
+	private static final class ProbeServletRequest extends IsolatedAttributesRequest {
 
 		private final String method;
 
 		private final String path;
-
-		private final Map<String, Object> attributes = new HashMap<>();
 
 		ProbeServletRequest(HttpServletRequest admin, String method, String path) {
 			super(admin);
@@ -167,26 +164,6 @@ final class ProbeRequest implements RateLimitRequest {
 		@Override
 		public String @Nullable [] getParameterValues(String name) {
 			return null;
-		}
-
-		@Override
-		public @Nullable Object getAttribute(String name) {
-			return this.attributes.get(name);
-		}
-
-		@Override
-		public Enumeration<String> getAttributeNames() {
-			return Collections.enumeration(this.attributes.keySet());
-		}
-
-		@Override
-		public void setAttribute(String name, Object value) {
-			this.attributes.put(name, value);
-		}
-
-		@Override
-		public void removeAttribute(String name) {
-			this.attributes.remove(name);
 		}
 
 	}

@@ -1,9 +1,6 @@
 package io.ratelimit.autoconfigure.web;
 
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.Enumeration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -13,7 +10,6 @@ import io.ratelimit.core.RateLimitRequest;
 import io.ratelimit.core.endpoint.EndpointResolver;
 import io.ratelimit.core.endpoint.EndpointTemplate;
 import jakarta.servlet.http.HttpServletRequest;
-import jakarta.servlet.http.HttpServletRequestWrapper;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.BeanFactoryUtils;
@@ -105,40 +101,6 @@ public final class MvcEndpointResolver implements EndpointResolver {
 			this.handlerMappings = mappings;
 		}
 		return mappings;
-	}
-
-	/**
-	 * A request whose attributes are its own, so that the lookup leaves nothing behind
-	 * for the real dispatch.
-	 */
-	private static final class IsolatedAttributesRequest extends HttpServletRequestWrapper {
-
-		private final Map<String, Object> attributes = new HashMap<>();
-
-		IsolatedAttributesRequest(HttpServletRequest request) {
-			super(request);
-		}
-
-		@Override
-		public @Nullable Object getAttribute(String name) {
-			return this.attributes.get(name);
-		}
-
-		@Override
-		public Enumeration<String> getAttributeNames() {
-			return Collections.enumeration(this.attributes.keySet());
-		}
-
-		@Override
-		public void setAttribute(String name, Object value) {
-			this.attributes.put(name, value);
-		}
-
-		@Override
-		public void removeAttribute(String name) {
-			this.attributes.remove(name);
-		}
-
 	}
 
 }
