@@ -3,6 +3,7 @@ package io.ratelimit.autoconfigure.testsupport;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.util.function.Consumer;
 
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
@@ -24,11 +25,29 @@ public final class PostgresDatabase implements BeforeAllCallback {
 
 	private final Runnable drop;
 
-	PostgresDatabase(String url, String user, String password, Runnable drop) {
+	private final Consumer<Boolean> availability;
+
+	PostgresDatabase(String url, String user, String password, Runnable drop, Consumer<Boolean> availability) {
 		this.url = url;
 		this.user = user;
 		this.password = password;
 		this.drop = drop;
+		this.availability = availability;
+	}
+
+	/**
+	 * Takes the database down for the application: open connections are terminated and
+	 * new ones refused, as in an outage, while the server stays up for everyone else.
+	 */
+	public void goDown() {
+		this.availability.accept(false);
+	}
+
+	/**
+	 * Ends an outage started by {@link #goDown()}.
+	 */
+	public void comeBack() {
+		this.availability.accept(true);
 	}
 
 	@Override

@@ -39,7 +39,13 @@ public final class TestPostgres {
 		String name = "ratelimit_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
 		server.execute("CREATE DATABASE " + name);
 		return new PostgresDatabase(server.urlOf(name), server.user(), server.password(),
-				() -> server.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)"));
+				() -> server.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)"), (available) -> {
+					server.execute("ALTER DATABASE " + name + " ALLOW_CONNECTIONS " + available);
+					if (!available) {
+						server.execute("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '"
+								+ name + "' AND pid <> pg_backend_pid()");
+					}
+				});
 	}
 
 	private static synchronized Server server() {

@@ -1,0 +1,97 @@
+package io.ratelimit.autoconfigure;
+
+import java.net.http.HttpResponse;
+
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.ratelimit.autoconfigure.testapp.TestShopApplication;
+import io.ratelimit.autoconfigure.testsupport.Http;
+import io.ratelimit.autoconfigure.testsupport.PostgresDatabase;
+import io.ratelimit.autoconfigure.testsupport.TestPostgres;
+import io.ratelimit.core.policy.PolicyReloadResult;
+import io.ratelimit.core.policy.ReloadablePolicies;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.autoconfigure.actuate.observability.AutoConfigureObservability;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The policy database going away while the application runs: the last good policies keep
+ * serving, the failure shows in the reload result and the metrics, and everything recovers
+ * when the database returns.
+ */
+@SpringBootTest(classes = TestShopApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+		properties = { "spring.datasource.hikari.connection-timeout=500",
+				"spring.datasource.hikari.validation-timeout=250" })
+@AutoConfigureObservability(tracing = false)
+@DirtiesContext
+class DatabaseOutageEndToEndTest {
+
+	@RegisterExtension
+	static final PostgresDatabase database = TestPostgres.newDatabase();
+
+	@DynamicPropertySource
+	static void database(DynamicPropertyRegistry registry) {
+		database.register(registry);
+	}
+
+	@LocalServerPort
+	private int port;
+
+	@Autowired
+	private ReloadablePolicies policies;
+
+	@Autowired
+	private MeterRegistry meters;
+
+	private double reloads(String result) {
+		FunctionCounter counter = this.meters.find("ratelimit.policy.reloads").tag("result", result).functionCounter();
+		return (counter != null) ? counter.count() : -1;
+	}
+
+	@Test
+	void reloadWhenDatabaseDownThenLastGoodPoliciesServeAndFailureIsCounted() {
+		Http http = new Http(this.port);
+		long version = this.policies.current().version();
+		assertThat(version).isPositive();
+		double failuresBefore = reloads("failure");
+
+		database.goDown();
+		try {
+			PolicyReloadResult result = this.policies.reload();
+
+			assertThat(result.succeeded()).isFalse();
+			assertThat(result.failure()).isNotBlank();
+			assertThat(this.policies.current().version()).isEqualTo(version);
+			assertThat(reloads("failure")).isEqualTo(failuresBefore + 1);
+			HttpResponse<String> response = http.get("/api/products");
+			assertThat(response.statusCode()).isEqualTo(200);
+			// The seeded row of the last good snapshot, not the built-in default.
+			assertThat(response.headers().firstValue("RateLimit-Policy")).hasValue("\"GET /api/products\";q=4;w=2");
+		}
+		finally {
+			database.comeBack();
+		}
+
+		// Connections the outage killed are dropped from the pool as they fail; the next
+		// refreshes recover by themselves, without a restart.
+		int attempts = 0;
+		boolean recovered = false;
+		while (!recovered && attempts++ < 10) {
+			recovered = this.policies.reload().succeeded();
+		}
+		assertThat(recovered).as("reloaded within 10 attempts after the database returned").isTrue();
+		assertThat(this.policies.current().version()).isEqualTo(version + 1);
+		assertThat(this.policies.lastFailure()).isNull();
+		assertThat(reloads("success")).isPositive();
+	}
+
+}
