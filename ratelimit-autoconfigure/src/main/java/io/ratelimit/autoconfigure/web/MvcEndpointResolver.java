@@ -15,16 +15,22 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanFactoryUtils;
 import org.springframework.context.ApplicationContext;
 import org.springframework.core.annotation.AnnotationAwareOrderComparator;
+import org.springframework.http.server.PathContainer;
 import org.springframework.web.servlet.HandlerExecutionChain;
 import org.springframework.web.servlet.HandlerMapping;
+import org.springframework.web.servlet.handler.AbstractUrlHandlerMapping;
 import org.springframework.web.servlet.resource.ResourceHttpRequestHandler;
 import org.springframework.web.util.ServletRequestPathUtils;
+import org.springframework.web.util.UrlPathHelper;
+import org.springframework.web.util.pattern.PathPattern;
 
 /**
  * Resolves the endpoint of a request by asking Spring MVC's handler mappings which handler
  * will serve it, the way {@code HandlerMappingIntrospector} does, and taking that handler's
- * best-matching pattern. The template charged is therefore the handler that serves the
- * request, whatever encoding, dot segments or path parameters the request uses.
+ * best-matching pattern: the one annotated mappings expose during the lookup, or for
+ * URL-based mappings (view controllers, the welcome page) the one they expose once the
+ * handler runs. The template charged is therefore the handler that serves the request,
+ * whatever encoding, dot segments or path parameters the request uses.
  * <p>
  * No handler, a lookup failure (405, 415, ...), a catch-all static-resource handler or a
  * non-standard method give {@link EndpointTemplate#UNKNOWN}: never the raw path.
@@ -73,22 +79,49 @@ public final class MvcEndpointResolver implements EndpointResolver {
 				return null;
 			}
 			if (chain != null) {
-				return templatePattern(chain, lookup);
+				return templatePattern(mapping, chain, lookup);
 			}
 		}
 		return null;
 	}
 
-	private static @Nullable String templatePattern(HandlerExecutionChain chain, HttpServletRequest lookup) {
+	private static @Nullable String templatePattern(HandlerMapping mapping, HandlerExecutionChain chain,
+			HttpServletRequest lookup) {
 		if (chain.getHandler() instanceof ResourceHttpRequestHandler) {
 			return null;
 		}
 		Object pattern = lookup.getAttribute(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE);
+		if (pattern == null && mapping instanceof AbstractUrlHandlerMapping urlMapping) {
+			pattern = urlPattern(urlMapping, lookup);
+		}
 		if (pattern == null) {
 			return null;
 		}
 		String text = pattern.toString();
 		return text.equals("/**") ? null : text;
+	}
+
+	/**
+	 * URL-based mappings (view controllers, the welcome page, {@code SimpleUrlHandlerMapping})
+	 * expose their pattern only while the handler's interceptors run, never during the
+	 * lookup, so find it the way they choose their handler: the most specific of their
+	 * patterns that matches the path (the first registered on a tie), else {@code /} for
+	 * the root handler. A default handler would expose the raw path and stays UNKNOWN, and
+	 * so do static resources, also for the CORS preflights answered in their place.
+	 */
+	private static @Nullable String urlPattern(AbstractUrlHandlerMapping mapping, HttpServletRequest lookup) {
+		PathContainer path = ServletRequestPathUtils.getParsedRequestPath(lookup).pathWithinApplication();
+		Map<PathPattern, Object> handlers = mapping.getPathPatternHandlerMap();
+		PathPattern best = handlers.keySet()
+			.stream()
+			.filter((pattern) -> pattern.matches(path))
+			.min(PathPattern.SPECIFICITY_COMPARATOR)
+			.orElse(null);
+		if (best != null) {
+			return (handlers.get(best) instanceof ResourceHttpRequestHandler) ? null : best.getPatternString();
+		}
+		boolean root = UrlPathHelper.defaultInstance.removeSemicolonContent(path.value()).equals("/");
+		return (root && mapping.getRootHandler() != null) ? "/" : null;
 	}
 
 	private List<HandlerMapping> handlerMappings() {

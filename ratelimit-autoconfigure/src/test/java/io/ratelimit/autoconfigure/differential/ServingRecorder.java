@@ -1,0 +1,36 @@
+package io.ratelimit.autoconfigure.differential;
+
+import jakarta.servlet.DispatcherType;
+import jakarta.servlet.http.HttpServletRequest;
+import jakarta.servlet.http.HttpServletResponse;
+
+import org.springframework.web.method.HandlerMethod;
+import org.springframework.web.servlet.HandlerInterceptor;
+import org.springframework.web.servlet.HandlerMapping;
+
+/**
+ * Records the handler that serves each request and the pattern Spring MVC matched it with.
+ * Only the {@code REQUEST} dispatch counts: after a 404 or 405 the container dispatches to
+ * {@code /error}, and the error controller answering is not a handler serving the request.
+ */
+class ServingRecorder implements HandlerInterceptor {
+
+	private final RequestLedger ledger;
+
+	ServingRecorder(RequestLedger ledger) {
+		this.ledger = ledger;
+	}
+
+	@Override
+	public boolean preHandle(HttpServletRequest request, HttpServletResponse response, Object handler) {
+		if (request.getDispatcherType() == DispatcherType.REQUEST) {
+			Object pattern = request.getAttribute(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE);
+			Class<?> type = (handler instanceof HandlerMethod method) ? method.getBeanType() : handler.getClass();
+			this.ledger.served(request.getHeader(RequestLedger.REQUEST_ID),
+					new RequestLedger.Serving(request.getMethod(), (pattern != null) ? pattern.toString() : null, type,
+							handler.toString()));
+		}
+		return true;
+	}
+
+}

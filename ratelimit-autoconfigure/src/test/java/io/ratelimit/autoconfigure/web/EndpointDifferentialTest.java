@@ -1,0 +1,205 @@
+package io.ratelimit.autoconfigure.web;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+
+import io.ratelimit.autoconfigure.differential.DifferentialApplication;
+import io.ratelimit.autoconfigure.differential.RequestLedger;
+import io.ratelimit.autoconfigure.differential.RequestLedger.Serving;
+import io.ratelimit.autoconfigure.testsupport.PostgresDatabase;
+import io.ratelimit.autoconfigure.testsupport.RawHttp;
+import io.ratelimit.autoconfigure.testsupport.TestPostgres;
+import io.ratelimit.autoconfigure.web.EndpointVariants.Variant;
+import io.ratelimit.core.endpoint.EndpointTemplate;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.web.servlet.resource.ResourceHttpRequestHandler;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The central invariant of DESIGN 3.1, tested from outside: the template the limiter
+ * charges a request to equals the handler that serves it. Each variant of
+ * {@link EndpointVariants} goes over a raw socket through a real application, which
+ * records both what the limiter charged and what Spring MVC served, and the two are
+ * compared:
+ * <ul>
+ * <li>served by a controller route: charged the template of that route's pattern, with
+ * HEAD as GET;</li>
+ * <li>reached the application but no route served it (404, 405, a handler without a
+ * pattern): charged {@code UNKNOWN};</li>
+ * <li>answered by the container before any filter (400 for {@code %2F} and the like):
+ * neither charged nor served.</li>
+ * </ul>
+ * Two documented exceptions, both from SPEC-HTTP section 4, make a served request
+ * {@code UNKNOWN}: a non-standard method (an invented method must not mint a template, even
+ * when a method-less mapping serves it) and the static-resource handler (its {@code /**}
+ * is not a template). No request may ever be served without having been charged.
+ * <p>
+ * The application's static resources, a welcome page among them, come from
+ * {@code differential-static}, so that the root handler and real resources are exercised
+ * too. Limits are too high for anything to be rejected.
+ */
+@SpringBootTest(classes = DifferentialApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+		properties = { "ratelimit.policy.default-rps=100000", "ratelimit.policy.unknown-rps=100000",
+				"spring.flyway.enabled=false", "spring.jpa.open-in-view=false",
+				"spring.web.resources.static-locations=classpath:/differential-static/" })
+@DirtiesContext
+class EndpointDifferentialTest {
+
+	/** The methods that may form templates: every other method is charged to UNKNOWN. */
+	private static final Set<String> STANDARD_METHODS = Set.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE",
+			"OPTIONS", "TRACE");
+
+	@RegisterExtension
+	static final PostgresDatabase database = TestPostgres.newDatabase();
+
+	private static final String RUN = UUID.randomUUID().toString().substring(0, 8);
+
+	private static final AtomicInteger requests = new AtomicInteger();
+
+	@DynamicPropertySource
+	static void database(DynamicPropertyRegistry registry) {
+		database.register(registry);
+	}
+
+	@LocalServerPort
+	private int port;
+
+	@Autowired
+	private RequestLedger ledger;
+
+	@TestFactory
+	Stream<DynamicTest> requestWhenVariantSentThenChargedTemplateIsTheServingHandler() {
+		List<Variant> variants = EndpointVariants.all();
+		assertThat(variants).extracting(Variant::name).doesNotHaveDuplicates().hasSizeGreaterThanOrEqualTo(60);
+		return variants.stream().map((variant) -> DynamicTest.dynamicTest(variant.name(), () -> check(variant)));
+	}
+
+	/**
+	 * Spring MVC answers a CORS preflight itself, with a handler for the matched route that
+	 * it puts first in the interceptor chain and that ends the chain, so no application
+	 * interceptor ever sees a preflight and the differential oracle is blind to it. This
+	 * states the charge directly: the route the preflight was matched to, with OPTIONS (a
+	 * handler with a pattern, SPEC-HTTP 4), answered 403 here as the application has no CORS
+	 * configuration.
+	 */
+	@Test
+	void preflightWhenRouteMatchesThenChargedToOptionsOfThatRoute() {
+		Observation observation = send("OPTIONS", "/api/users/42", preflightFor("PUT"));
+
+		assertThat(observation.status()).isEqualTo(403);
+		assertThat(observation.charges()).containsExactly(EndpointTemplate.parse("OPTIONS /api/users/*"));
+		assertThat(observation.servings()).isEmpty();
+		assertThat(send("OPTIONS", "/api/ping", preflightFor("GET")).charges())
+			.containsExactly(EndpointTemplate.parse("OPTIONS /api/ping"));
+	}
+
+	/**
+	 * The static-resource mapping answers preflights for every other path with the same
+	 * preflight handler, not with the resource handler: only its {@code /**} pattern tells
+	 * that it is no route.
+	 */
+	@Test
+	void preflightWhenNoRouteMatchesThenChargedToUnknown() {
+		assertThat(send("OPTIONS", "/nowhere", preflightFor("GET")).charges())
+			.containsExactly(EndpointTemplate.UNKNOWN);
+		assertThat(send("OPTIONS", "/webjars/x.js", preflightFor("GET")).charges())
+			.containsExactly(EndpointTemplate.UNKNOWN);
+		assertThat(send("OPTIONS", "/api/users/42", preflightFor("POST")).charges())
+			.containsExactly(EndpointTemplate.UNKNOWN);
+	}
+
+	private static List<String> preflightFor(String method) {
+		return List.of("Origin", "https://other.example", "Access-Control-Request-Method", method);
+	}
+
+	private void check(Variant variant) {
+		String target = variant.target().replace(EndpointVariants.AUTHORITY, "127.0.0.1:" + this.port);
+		Observation observation = send(variant.method(), target, variant.headers());
+		List<EndpointTemplate> charges = observation.charges();
+		List<Serving> servings = observation.servings();
+		assertThat(observation.failures()).as("%s: limiter failures (%s)", variant, observation).isEmpty();
+		assertThat(observation.anonymous()).as("%s: records without a request id", variant).isZero();
+		assertThat(observation.status()).as("%s: status; limits must be too high to reject (%s)", variant, observation)
+			.isNotEqualTo(429);
+		assertThat(charges).as("%s: charges (%s)", variant, observation).hasSizeLessThanOrEqualTo(1);
+		assertThat(servings).as("%s: servings on the REQUEST dispatch (%s)", variant, observation)
+			.hasSizeLessThanOrEqualTo(1);
+		if (charges.isEmpty()) {
+			assertThat(servings).as("%s: served but never charged (%s)", variant, observation).isEmpty();
+		}
+		else {
+			EndpointTemplate expected = servings.isEmpty() ? EndpointTemplate.UNKNOWN : expectedCharge(servings.get(0));
+			assertThat(charges.get(0)).as("%s: charged template (%s)", variant, observation).isEqualTo(expected);
+		}
+		assertThat(servedBy(charges, servings))
+			.as("%s: what served the variant, which no longer exercises what it was written for (%s)", variant,
+					observation)
+			.isEqualTo(variant.servedBy());
+	}
+
+	private Observation send(String method, String target, List<String> headers) {
+		String id = "differential-" + RUN + "-" + requests.incrementAndGet();
+		int anonymousBefore = this.ledger.anonymous();
+		List<String> lines = new ArrayList<>(List.of(RequestLedger.REQUEST_ID, id));
+		lines.addAll(headers);
+		int status = new RawHttp(this.port).send(method, target, lines.toArray(String[]::new));
+		return new Observation(status, this.ledger.charges(id), this.ledger.failures(id), this.ledger.servings(id),
+				this.ledger.anonymous() - anonymousBefore);
+	}
+
+	/**
+	 * The oracle: the template a request served this way must be charged to.
+	 */
+	static EndpointTemplate expectedCharge(Serving serving) {
+		String pattern = serving.pattern();
+		if (!STANDARD_METHODS.contains(serving.method())) {
+			// Documented exception: an invented method never mints a template, even when served.
+			return EndpointTemplate.UNKNOWN;
+		}
+		if (pattern == null || ResourceHttpRequestHandler.class.isAssignableFrom(serving.handler())) {
+			// A handler without a route pattern, or static resources: no template (SPEC-HTTP 4).
+			return EndpointTemplate.UNKNOWN;
+		}
+		return EndpointTemplate.fromPattern(serving.method(), pattern);
+	}
+
+	private static String servedBy(List<EndpointTemplate> charges, List<Serving> servings) {
+		if (charges.isEmpty() && servings.isEmpty()) {
+			return EndpointVariants.CONTAINER;
+		}
+		if (servings.isEmpty() || servings.get(0).pattern() == null
+				|| ResourceHttpRequestHandler.class.isAssignableFrom(servings.get(0).handler())) {
+			return EndpointVariants.NO_ROUTE;
+		}
+		return servings.get(0).pattern();
+	}
+
+	/**
+	 * What one request did: its status and what the ledger recorded for it.
+	 */
+	private record Observation(int status, List<EndpointTemplate> charges, List<String> failures,
+			List<Serving> servings, int anonymous) {
+
+		@Override
+		public String toString() {
+			return "status " + this.status + ", charged " + this.charges + ", served " + this.servings;
+		}
+
+	}
+
+}
