@@ -39,9 +39,17 @@ import org.springframework.security.web.firewall.StrictHttpFirewall;
 @EnableConfigurationProperties(RateLimitProperties.class)
 public class RateLimitSecurityAutoConfiguration {
 
+	/**
+	 * The name of Spring Security's filter chain bean: the firewall matters only when that
+	 * chain runs. Applied without it, the firewall would charge requests to UNKNOWN that a
+	 * handler goes on to serve.
+	 */
+	static final String SECURITY_FILTER_CHAIN = "springSecurityFilterChain";
+
 	@Configuration(proxyBeanMethods = false)
 	@ConditionalOnProperty(prefix = "ratelimit.filter", name = "position", havingValue = "before-security",
 			matchIfMissing = true)
+	@ConditionalOnBean(name = SECURITY_FILTER_CHAIN)
 	static class BeforeSecurity {
 
 		@Bean

@@ -6,6 +6,8 @@ import java.util.UUID;
 
 import javax.crypto.spec.SecretKeySpec;
 
+import jakarta.servlet.Filter;
+
 import io.ratelimit.autoconfigure.security.FirewalledEndpointResolver;
 import io.ratelimit.autoconfigure.security.JwtDecoderTokenVerifier;
 import io.ratelimit.autoconfigure.security.SecurityContextPrincipalResolver;
@@ -52,8 +54,8 @@ class RateLimitSecurityAutoConfigurationTest {
 		.withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID());
 
 	@Test
-	void runWhenBeforeSecurityThenFirewallAppliedAndNoPrincipalResolver() {
-		this.runner.run((context) -> {
+	void runWhenBeforeSecurityChainThenFirewallAppliedAndNoPrincipalResolver() {
+		this.runner.withUserConfiguration(SecurityFilterChainConfiguration.class).run((context) -> {
 			assertThat(context.getBean(EndpointResolver.class)).isInstanceOf(FirewalledEndpointResolver.class);
 			assertThat(context).doesNotHaveBean(PrincipalResolver.class);
 			assertThat(context).doesNotHaveBean(TokenVerifier.class);
@@ -61,8 +63,15 @@ class RateLimitSecurityAutoConfigurationTest {
 	}
 
 	@Test
+	void runWhenSecurityClassesPresentButNoFilterChainThenNoFirewall() {
+		// Without a security chain nothing enforces the firewall, so it must not decide the endpoint.
+		this.runner.run((context) -> assertThat(context.getBean(EndpointResolver.class))
+			.isInstanceOf(MvcEndpointResolver.class));
+	}
+
+	@Test
 	void runWhenApplicationHasJwtDecoderThenTokensVerifiedWithIt() {
-		this.runner.withUserConfiguration(JwtDecoderConfiguration.class)
+		this.runner.withUserConfiguration(SecurityFilterChainConfiguration.class, JwtDecoderConfiguration.class)
 			.withPropertyValues("ratelimit.jwt.tenant-claim=org")
 			.run((context) -> {
 				TokenVerifier verifier = context.getBean(TokenVerifier.class);
@@ -108,6 +117,17 @@ class RateLimitSecurityAutoConfigurationTest {
 			.build();
 		return encoder.encode(JwtEncoderParameters.from(JwsHeader.with(MacAlgorithm.HS256).build(), claims))
 			.getTokenValue();
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class SecurityFilterChainConfiguration {
+
+		/** Stands in for the chain {@code @EnableWebSecurity} registers under this name. */
+		@Bean(RateLimitSecurityAutoConfiguration.SECURITY_FILTER_CHAIN)
+		Filter springSecurityFilterChain() {
+			return (request, response, chain) -> chain.doFilter(request, response);
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)
