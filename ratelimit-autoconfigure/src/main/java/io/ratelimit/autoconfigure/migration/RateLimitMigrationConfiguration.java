@@ -25,15 +25,14 @@ import org.springframework.context.annotation.Import;
 		RateLimitMigrationConfiguration.EntityManagerFactoryDependsOnMigration.class })
 public class RateLimitMigrationConfiguration {
 
-	static final String MIGRATION_BEAN = "rateLimitSchemaMigration";
-
-	@Bean(MIGRATION_BEAN)
+	@Bean
 	@ConditionalOnMissingBean
 	RateLimitSchemaMigration rateLimitSchemaMigration(DataSource dataSource) {
 		return new RateLimitSchemaMigration(dataSource);
 	}
 
 	@Bean
+	@ConditionalOnMissingBean
 	ApplicationFlywayBaseline rateLimitApplicationFlywayBaseline(RateLimitSchemaMigration migration) {
 		return new ApplicationFlywayBaseline(migration);
 	}
@@ -44,7 +43,7 @@ public class RateLimitMigrationConfiguration {
 	static class FlywayDependsOnMigration extends AbstractDependsOnBeanFactoryPostProcessor {
 
 		FlywayDependsOnMigration() {
-			super(Flyway.class, MIGRATION_BEAN);
+			super(Flyway.class, RateLimitSchemaMigration.class);
 		}
 
 	}
@@ -56,7 +55,7 @@ public class RateLimitMigrationConfiguration {
 	static class EntityManagerFactoryDependsOnMigration extends EntityManagerFactoryDependsOnPostProcessor {
 
 		EntityManagerFactoryDependsOnMigration() {
-			super(MIGRATION_BEAN);
+			super(RateLimitSchemaMigration.class);
 		}
 
 	}
