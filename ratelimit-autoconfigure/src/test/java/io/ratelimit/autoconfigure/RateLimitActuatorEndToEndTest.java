@@ -19,6 +19,7 @@ import io.ratelimit.autoconfigure.testapp.TestShopApplication;
 import io.ratelimit.autoconfigure.testsupport.Http;
 import io.ratelimit.autoconfigure.testsupport.PostgresDatabase;
 import io.ratelimit.autoconfigure.testsupport.TestPostgres;
+import io.ratelimit.core.policy.ReloadablePolicies;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -57,6 +58,9 @@ class RateLimitActuatorEndToEndTest {
 		database.register(registry);
 	}
 
+	@Autowired
+	private ReloadablePolicies policies;
+
 	@LocalServerPort
 	private int port;
 
@@ -76,7 +80,7 @@ class RateLimitActuatorEndToEndTest {
 	}
 
 	private HttpResponse<String> send(String method, String path) {
-		return this.http.send(method, path, "X-Forwarded-For", newClient());
+		return this.http.send(method, path, "X-Forwarded-For", newClient(), TestShopApplication.TEST_USER, "operator");
 	}
 
 	private JsonNode read(String method, String path) throws Exception {
@@ -169,6 +173,17 @@ class RateLimitActuatorEndToEndTest {
 		assertThat(unknown.path("endpoint").asText()).isEqualTo("UNKNOWN");
 		assertThat(unknown.path("policy").path("endpoint").asText()).isEqualTo("UNKNOWN");
 		assertThat(malformed.statusCode()).isEqualTo(400);
+	}
+
+	@Test
+	void reloadWhenCallerNotAuthenticatedThenForbiddenAndNothingReloaded() {
+		long before = this.policies.current().version();
+
+		HttpResponse<String> response = this.http.send("POST", "/actuator/ratelimit/reload", "X-Forwarded-For",
+				newClient());
+
+		assertThat(response.statusCode()).isEqualTo(403);
+		assertThat(this.policies.current().version()).isEqualTo(before);
 	}
 
 	@Test

@@ -23,6 +23,9 @@ import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
+import org.springframework.web.context.request.RequestContextHolder;
+import org.springframework.web.context.request.ServletRequestAttributes;
 // Spring's, not JSpecify's: Actuator makes an operation parameter optional only for this one.
 import org.springframework.lang.Nullable;
 import org.springframework.web.context.request.RequestAttributes;
@@ -113,21 +116,39 @@ public class RateLimitEndpoint {
 				PolicyDescriptor.of(resolution.policy()));
 	}
 
+	/** Not among WebEndpointResponse's constants. */
+	private static final int FORBIDDEN = 403;
+
 	/**
-	 * Reads the policies now, as the periodic refresh does.
+	 * Reads the policies now, as the periodic refresh does. Only for an authenticated
+	 * caller: reload changes the limits in force, so an application that exposed the
+	 * endpoint without securing it still refuses anonymous reloads (403).
 	 * @param operation must be {@code reload}
 	 * @return the snapshot in force afterwards, and the failure if the read failed
 	 */
 	@WriteOperation
-	public ReloadDescriptor reload(@Selector String operation) {
+	public WebEndpointResponse<ReloadDescriptor> reload(@Selector String operation) {
 		if (!RELOAD.equals(operation)) {
 			throw new InvalidEndpointRequestException("Unknown operation '" + operation + "', expected 'reload'",
 					"Unknown operation");
 		}
+		if (isAnonymousWebCaller()) {
+			return new WebEndpointResponse<>(FORBIDDEN);
+		}
 		PolicyReloadResult result = this.policies.reload();
 		PolicySnapshot snapshot = result.snapshot();
-		return new ReloadDescriptor(result.succeeded(), snapshot.version(), snapshot.loadedAt(),
-				snapshot.policies().size(), rejected(snapshot), result.failure());
+		return new WebEndpointResponse<>(new ReloadDescriptor(result.succeeded(), snapshot.version(),
+				snapshot.loadedAt(), snapshot.policies().size(), rejected(snapshot), result.failure()));
+	}
+
+	/**
+	 * Whether the operation runs for an HTTP request without an authenticated principal.
+	 * Read from the request rather than taken as an operation parameter, which would make
+	 * Actuator demand a JSON body. JMX calls have no web request; JMX authenticates them.
+	 */
+	private static boolean isAnonymousWebCaller() {
+		return RequestContextHolder.getRequestAttributes() instanceof ServletRequestAttributes web
+				&& web.getRequest().getUserPrincipal() == null;
 	}
 
 	private static EndpointTemplate parse(String endpoint) {
