@@ -6,6 +6,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.ratelimit.autoconfigure.testapp.Hs256TokenConfiguration;
 import io.ratelimit.autoconfigure.testapp.TestShopApplication;
 import io.ratelimit.autoconfigure.testsupport.Http;
 import io.ratelimit.autoconfigure.testsupport.PostgresDatabase;
@@ -19,6 +20,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.annotation.Import;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -31,6 +33,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 @SpringBootTest(classes = TestShopApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = { "ratelimit.client-ip.trusted-proxies=127.0.0.1/32,::1/128",
 				"ratelimit.api-key.hash-secret=" + TenantsAndIdentitiesEndToEndTest.HASH_SECRET })
+@Import(Hs256TokenConfiguration.class)
 @DirtiesContext
 class TenantsAndIdentitiesEndToEndTest {
 
@@ -139,6 +142,30 @@ class TenantsAndIdentitiesEndToEndTest {
 		assertThat(get("/api/orders/1/items").statusCode()).isEqualTo(200);
 		assertThat(get("/api/orders/1/items", "X-API-Key", REVOKED_KEY).statusCode()).isEqualTo(429);
 		assertThat(get("/api/orders/1/items", "X-API-Key", "random-" + System.nanoTime()).statusCode()).isEqualTo(429);
+	}
+
+	@Test
+	void getWhenBearerTokenVerifiedThenItsSubjectHasItsOwnBucketAcrossAddresses() {
+		String alice = "Bearer " + Hs256TokenConfiguration.sign(Hs256TokenConfiguration.SECRET, "alice", "acme");
+		String bob = "Bearer " + Hs256TokenConfiguration.sign(Hs256TokenConfiguration.SECRET, "bob", "acme");
+
+		assertThat(get("/api/orders/1/items", "Authorization", alice).statusCode()).isEqualTo(200);
+		assertThat(get("/api/orders/1/items", "Authorization", bob).statusCode()).isEqualTo(200);
+		this.client = "203.0.113." + clients.incrementAndGet();
+		assertThat(get("/api/orders/1/items", "Authorization", alice).statusCode()).isEqualTo(429);
+		// The token's tenant picks the tenant's policy.
+		assertThat(policyOf(get("/api/users/1", "Authorization", alice))).isEqualTo("\"GET /api/users/*\";q=100;w=2");
+	}
+
+	@Test
+	void getWhenBearerTokenBadlySignedThenLimitedTogetherWithTheCallersAddress() {
+		String forged = "Bearer " + Hs256TokenConfiguration.sign("a-secret-the-application-never-had!!", "alice",
+				"acme");
+
+		assertThat(get("/api/orders/1/items").statusCode()).isEqualTo(200);
+		assertThat(get("/api/orders/1/items", "Authorization", forged).statusCode()).isEqualTo(429);
+		// And a forged tenant claim earns no tenant policy.
+		assertThat(policyOf(get("/api/users/1", "Authorization", forged))).isEqualTo("\"default\";q=10;w=2");
 	}
 
 	@Test
