@@ -52,6 +52,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The application's static resources, a welcome page among them, come from
  * {@code differential-static}, so that the root handler and real resources are exercised
  * too. Limits are too high for anything to be rejected.
+ * <p>
+ * This module has no Spring Security filter chain; {@code ratelimit-security-tests} runs the
+ * same corpus with one, through this module's test jar.
  */
 @SpringBootTest(classes = DifferentialApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = { "ratelimit.policy.default-rps=100000", "ratelimit.policy.unknown-rps=100000",
@@ -178,7 +181,10 @@ class EndpointDifferentialTest {
 		return EndpointTemplate.fromPattern(serving.method(), pattern);
 	}
 
-	private static String servedBy(List<EndpointTemplate> charges, List<Serving> servings) {
+	/**
+	 * What served a request, in the terms of {@link Variant#servedBy()}.
+	 */
+	static String servedBy(List<EndpointTemplate> charges, List<Serving> servings) {
 		if (charges.isEmpty() && servings.isEmpty()) {
 			return EndpointVariants.CONTAINER;
 		}
