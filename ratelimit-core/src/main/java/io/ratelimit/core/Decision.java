@@ -1,10 +1,10 @@
 package io.ratelimit.core;
 
+import java.util.List;
 import java.util.Objects;
 import java.util.function.BiConsumer;
+import java.util.stream.Collectors;
 
-import io.ratelimit.core.bucket.BucketLimits;
-import io.ratelimit.core.bucket.Consumption;
 import io.ratelimit.core.endpoint.EndpointTemplate;
 import io.ratelimit.core.policy.Policy;
 import io.ratelimit.core.policy.PolicyMode;
@@ -18,7 +18,9 @@ import org.jspecify.annotations.Nullable;
  * RateLimit: "&lt;policy&gt;";r=&lt;whole tokens left&gt;;t=&lt;seconds until r grows, 0 if full&gt;
  * Retry-After: &lt;seconds until the request would pass&gt;   (rejected only)
  * </pre>
- * Only enforced policies produce fields: shadow and disabled policies stay invisible to
+ * A request charged to several buckets (a sensitive endpoint) lists one item per bucket,
+ * and {@code Retry-After} is the longest wait among the buckets that refused it. Only
+ * enforced policies produce fields: shadow and disabled policies stay invisible to
  * clients. Rejection is this value, never an exception.
  */
 public final class Decision {
@@ -32,34 +34,27 @@ public final class Decision {
 	/** The header telling a rejected client when to retry. */
 	public static final String RETRY_AFTER = "Retry-After";
 
-	private static final long NANOS_PER_SECOND = 1_000_000_000L;
-
 	private final Outcome outcome;
 
 	private final EndpointTemplate endpoint;
 
 	private final Policy policy;
 
-	private final @Nullable BucketLimits limits;
-
-	private final long remaining;
-
-	private final long resetSeconds;
+	private final List<Quota> quotas;
 
 	private final long retryAfterSeconds;
 
 	private final long legacyResetEpochSeconds;
 
-	private Decision(Outcome outcome, EndpointTemplate endpoint, Policy policy, @Nullable BucketLimits limits,
-			long remaining, long resetSeconds, long retryAfterSeconds, long legacyResetEpochSeconds) {
+	private Decision(Outcome outcome, EndpointTemplate endpoint, Policy policy, List<Quota> quotas,
+			long legacyNowMillis) {
 		this.outcome = outcome;
 		this.endpoint = endpoint;
 		this.policy = policy;
-		this.limits = limits;
-		this.remaining = remaining;
-		this.resetSeconds = resetSeconds;
-		this.retryAfterSeconds = retryAfterSeconds;
-		this.legacyResetEpochSeconds = legacyResetEpochSeconds;
+		this.quotas = quotas;
+		this.retryAfterSeconds = quotas.stream().filter(Quota::refused).mapToLong(Quota::resetSeconds).max().orElse(0);
+		this.legacyResetEpochSeconds = (legacyNowMillis < 0 || quotas.isEmpty()) ? -1
+				: ceilDiv(legacyNowMillis, 1000) + binding().resetSeconds();
 	}
 
 	/**
@@ -69,7 +64,7 @@ public final class Decision {
 	 * @return an allowed decision without fields
 	 */
 	static Decision unlimited(EndpointTemplate endpoint, Policy policy) {
-		return new Decision(Outcome.ALLOWED, endpoint, policy, null, 0, 0, 0, -1);
+		return new Decision(Outcome.ALLOWED, endpoint, policy, List.of(), -1);
 	}
 
 	/**
@@ -79,30 +74,23 @@ public final class Decision {
 	 * @return a decision without fields
 	 */
 	static Decision unknownEndpoint(Policy policy) {
-		return new Decision(Outcome.UNKNOWN_ENDPOINT, EndpointTemplate.UNKNOWN, policy, null, 0, 0, 0, -1);
+		return new Decision(Outcome.UNKNOWN_ENDPOINT, EndpointTemplate.UNKNOWN, policy, List.of(), -1);
 	}
 
 	/**
-	 * Returns the decision for a bucket consumption.
+	 * Returns the decision for the buckets a request was charged to.
 	 * @param endpoint the endpoint charged
 	 * @param policy the policy applied
-	 * @param limits the bucket shape consumed from
-	 * @param consumption what the bucket said
+	 * @param quotas one quota per bucket, all admitting or at least one refusing
 	 * @param legacyNowMillis the wall-clock time for {@code X-RateLimit-Reset}, or a
 	 * negative value to leave the legacy fields out
 	 * @return the decision
 	 */
-	static Decision of(EndpointTemplate endpoint, Policy policy, BucketLimits limits, Consumption consumption,
-			long legacyNowMillis) {
-		Outcome outcome = consumption.consumed() ? Outcome.ALLOWED
+	static Decision of(EndpointTemplate endpoint, Policy policy, List<Quota> quotas, long legacyNowMillis) {
+		boolean refused = quotas.stream().anyMatch(Quota::refused);
+		Outcome outcome = !refused ? Outcome.ALLOWED
 				: (policy.mode() == PolicyMode.ENFORCE) ? Outcome.REJECTED : Outcome.SHADOW_REJECTED;
-		long retryAfter = consumption.consumed() ? 0
-				: Math.max(1, ceilDiv(consumption.nanosToWait(), NANOS_PER_SECOND));
-		long reset = consumption.consumed()
-				? ceilDiv(limits.nanosUntilNextToken(consumption.remainingUnits()), NANOS_PER_SECOND) : retryAfter;
-		long legacyReset = (legacyNowMillis < 0) ? -1 : ceilDiv(legacyNowMillis, 1000) + reset;
-		return new Decision(outcome, endpoint, policy, limits, consumption.remainingTokens(), reset, retryAfter,
-				legacyReset);
+		return new Decision(outcome, endpoint, policy, List.copyOf(quotas), legacyNowMillis);
 	}
 
 	/**
@@ -138,20 +126,29 @@ public final class Decision {
 	}
 
 	/**
-	 * Returns the whole tokens left in the bucket, the {@code r} of {@code RateLimit}.
-	 * @return the remaining quota, 0 when no limit applies
+	 * Returns the buckets the request was charged to.
+	 * @return one quota per bucket, empty when no limit applies
 	 */
-	public long remaining() {
-		return this.remaining;
+	public List<Quota> quotas() {
+		return this.quotas;
 	}
 
 	/**
-	 * Returns the seconds until the remaining quota grows, the {@code t} of
-	 * {@code RateLimit}: 0 when the bucket is full, the retry delay when rejected.
+	 * Returns the whole tokens left in the tightest bucket, the {@code r} of
+	 * {@code RateLimit}.
+	 * @return the remaining quota, 0 when no limit applies
+	 */
+	public long remaining() {
+		return this.quotas.isEmpty() ? 0 : binding().remaining();
+	}
+
+	/**
+	 * Returns the seconds until the tightest bucket's remaining quota grows, the {@code t}
+	 * of {@code RateLimit}: the retry delay when rejected.
 	 * @return the reset in seconds
 	 */
 	public long resetSeconds() {
-		return this.resetSeconds;
+		return this.quotas.isEmpty() ? 0 : binding().resetSeconds();
 	}
 
 	/**
@@ -167,7 +164,7 @@ public final class Decision {
 	 * @return whether there are fields to write
 	 */
 	public boolean hasHeaders() {
-		return this.limits != null && this.policy.mode() == PolicyMode.ENFORCE;
+		return !this.quotas.isEmpty() && this.policy.mode() == PolicyMode.ENFORCE;
 	}
 
 	/**
@@ -175,11 +172,7 @@ public final class Decision {
 	 * @return the value, e.g. {@code "default";q=20;w=2}, or {@code null} without fields
 	 */
 	public @Nullable String rateLimitPolicy() {
-		BucketLimits limits = this.limits;
-		if (limits == null || !hasHeaders()) {
-			return null;
-		}
-		return policyName() + ";q=" + limits.quota() + ";w=" + limits.windowSeconds();
+		return hasHeaders() ? this.quotas.stream().map(Quota::policyItem).collect(Collectors.joining(", ")) : null;
 	}
 
 	/**
@@ -187,10 +180,7 @@ public final class Decision {
 	 * @return the value, e.g. {@code "default";r=19;t=1}, or {@code null} without fields
 	 */
 	public @Nullable String rateLimit() {
-		if (!hasHeaders()) {
-			return null;
-		}
-		return policyName() + ";r=" + this.remaining + ";t=" + this.resetSeconds;
+		return hasHeaders() ? this.quotas.stream().map(Quota::rateLimitItem).collect(Collectors.joining(", ")) : null;
 	}
 
 	/**
@@ -204,13 +194,12 @@ public final class Decision {
 	/**
 	 * Writes every response field of this decision: {@code RateLimit-Policy},
 	 * {@code RateLimit}, {@code Retry-After} when rejected, and the legacy
-	 * {@code X-RateLimit-Limit}, {@code -Remaining} and {@code -Reset} (epoch seconds) when
-	 * the limiter is configured to send them.
+	 * {@code X-RateLimit-Limit}, {@code -Remaining} and {@code -Reset} (epoch seconds, of the
+	 * tightest bucket) when the limiter is configured to send them.
 	 * @param header receives each field name and value
 	 */
 	public void forEachHeader(BiConsumer<String, String> header) {
-		BucketLimits limits = this.limits;
-		if (limits == null || !hasHeaders()) {
+		if (!hasHeaders()) {
 			return;
 		}
 		header.accept(RATE_LIMIT_POLICY, Objects.requireNonNull(rateLimitPolicy()));
@@ -219,26 +208,27 @@ public final class Decision {
 			header.accept(RETRY_AFTER, Long.toString(this.retryAfterSeconds));
 		}
 		if (this.legacyResetEpochSeconds >= 0) {
-			header.accept("X-RateLimit-Limit", Long.toString(limits.quota()));
-			header.accept("X-RateLimit-Remaining", Long.toString(this.remaining));
+			Quota binding = binding();
+			header.accept("X-RateLimit-Limit", Long.toString(binding.limits().quota()));
+			header.accept("X-RateLimit-Remaining", Long.toString(binding.remaining()));
 			header.accept("X-RateLimit-Reset", Long.toString(this.legacyResetEpochSeconds));
 		}
 	}
 
 	/**
-	 * The policy name as an RFC 9651 sf-string.
+	 * The quota that decides: the one that refused with the longest wait, else the one with
+	 * the least left.
 	 */
-	private String policyName() {
-		String name = this.policy.name();
-		StringBuilder quoted = new StringBuilder(name.length() + 2).append('"');
-		for (int i = 0; i < name.length(); i++) {
-			char c = name.charAt(i);
-			if (c == '"' || c == '\\') {
-				quoted.append('\\');
+	private Quota binding() {
+		Quota binding = this.quotas.get(0);
+		for (Quota quota : this.quotas) {
+			boolean tighter = quota.refused() ? (!binding.refused() || quota.resetSeconds() > binding.resetSeconds())
+					: (!binding.refused() && quota.remaining() < binding.remaining());
+			if (tighter) {
+				binding = quota;
 			}
-			quoted.append((c >= 0x20 && c < 0x7f) ? c : '?');
 		}
-		return quoted.append('"').toString();
+		return binding;
 	}
 
 	private static long ceilDiv(long dividend, long divisor) {
@@ -248,7 +238,7 @@ public final class Decision {
 	@Override
 	public String toString() {
 		return "Decision[" + this.outcome + ", endpoint=" + this.endpoint + ", policy=" + this.policy.name() + " ("
-				+ this.policy.origin() + "), remaining=" + this.remaining + ", reset=" + this.resetSeconds + "s]";
+				+ this.policy.origin() + "), quotas=" + this.quotas.size() + ", remaining=" + remaining() + "]";
 	}
 
 	/**

@@ -1,18 +1,23 @@
 package io.ratelimit.core;
 
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 
+import io.ratelimit.core.bucket.BucketKey;
 import io.ratelimit.core.bucket.BucketKeys;
 import io.ratelimit.core.bucket.BucketLimits;
 import io.ratelimit.core.bucket.BucketStore;
-import io.ratelimit.core.bucket.Consumption;
 import io.ratelimit.core.bucket.EndpointWeights;
 import io.ratelimit.core.bucket.LocalBucketStore;
 import io.ratelimit.core.endpoint.EndpointResolver;
 import io.ratelimit.core.endpoint.EndpointTemplate;
+import io.ratelimit.core.identity.IdentifierExtractor;
 import io.ratelimit.core.identity.Identity;
 import io.ratelimit.core.identity.IdentityResolver;
 import io.ratelimit.core.identity.KeyedHasher;
+import io.ratelimit.core.identity.SubmittedIdentifier;
 import io.ratelimit.core.policy.Policy;
 import io.ratelimit.core.policy.PolicyMode;
 import io.ratelimit.core.policy.PolicySettings;
@@ -44,6 +49,10 @@ public final class RateLimiter {
 
 	private final boolean rejectUnknownEndpoints;
 
+	private final Map<EndpointTemplate, IdentifierExtractor> sensitiveEndpoints;
+
+	private final DualBucket dualBucket;
+
 	private RateLimiter(Builder builder) {
 		this.endpoints = builder.endpoints;
 		this.identities = builder.identities;
@@ -54,6 +63,8 @@ public final class RateLimiter {
 		this.buckets = (builder.buckets != null) ? builder.buckets : LocalBucketStore.create(100_000, builder.time);
 		this.legacyHeaders = builder.legacyHeaders;
 		this.rejectUnknownEndpoints = builder.rejectUnknownEndpoints;
+		this.sensitiveEndpoints = Map.copyOf(builder.sensitiveEndpoints);
+		this.dualBucket = new DualBucket(this.buckets);
 	}
 
 	/**
@@ -85,8 +96,23 @@ public final class RateLimiter {
 		}
 		int weight = this.weights.weightOf(endpoint);
 		BucketLimits limits = policy.limits().withCapacityOfAtLeast(weight);
-		Consumption consumption = this.buckets.tryConsume(this.keys.keyFor(endpoint, identity), limits, weight);
-		return Decision.of(endpoint, policy, limits, consumption, this.legacyHeaders ? this.time.currentTimeMillis() : -1);
+		BucketKey client = this.keys.keyFor(endpoint, identity);
+		IdentifierExtractor sensitive = this.sensitiveEndpoints.get(endpoint);
+		List<Quota> quotas = (sensitive == null)
+				? List.of(Quota.of(policy.name(), limits, this.buckets.tryConsume(client, limits, weight)))
+				: this.dualBucket.consume(client, this.keys.identifierKeyFor(endpoint, extract(sensitive, request),
+						identity), policy.name(), limits, weight);
+		return Decision.of(endpoint, policy, quotas, this.legacyHeaders ? this.time.currentTimeMillis() : -1);
+	}
+
+	private static SubmittedIdentifier extract(IdentifierExtractor extractor, RateLimitRequest request) {
+		try {
+			return extractor.extract(request);
+		}
+		catch (RuntimeException ex) {
+			// Never skip the check: what cannot be read is charged as unreadable.
+			return SubmittedIdentifier.UNREADABLE;
+		}
 	}
 
 	/**
@@ -128,6 +154,8 @@ public final class RateLimiter {
 		private boolean legacyHeaders;
 
 		private boolean rejectUnknownEndpoints;
+
+		private final Map<EndpointTemplate, IdentifierExtractor> sensitiveEndpoints = new HashMap<>();
 
 		private Builder(EndpointResolver endpoints, ReloadablePolicies policies) {
 			this.endpoints = Objects.requireNonNull(endpoints, "endpoints must not be null");
@@ -206,6 +234,24 @@ public final class RateLimiter {
 		 */
 		public Builder rejectUnknownEndpoints(boolean rejectUnknownEndpoints) {
 			this.rejectUnknownEndpoints = rejectUnknownEndpoints;
+			return this;
+		}
+
+		/**
+		 * Makes an endpoint sensitive (a login): a request must pass both the bucket of its
+		 * client and the bucket of the account identifier it submits, so neither a flood from
+		 * one address nor guessing one account's password from many addresses gets through.
+		 * @param endpoint the sensitive endpoint
+		 * @param identifiers reads the submitted identifier
+		 * @return this builder
+		 */
+		public Builder sensitiveEndpoint(EndpointTemplate endpoint, IdentifierExtractor identifiers) {
+			Objects.requireNonNull(endpoint, "endpoint must not be null");
+			Objects.requireNonNull(identifiers, "identifiers must not be null");
+			if (endpoint.isReserved()) {
+				throw new IllegalArgumentException("Only real endpoints can be sensitive, not '" + endpoint + "'");
+			}
+			this.sensitiveEndpoints.put(endpoint, identifiers);
 			return this;
 		}
 

@@ -5,6 +5,7 @@ import java.util.Objects;
 import io.ratelimit.core.endpoint.EndpointTemplate;
 import io.ratelimit.core.identity.Identity;
 import io.ratelimit.core.identity.KeyedHasher;
+import io.ratelimit.core.identity.SubmittedIdentifier;
 
 /**
  * Builds bucket keys: endpoint and principal (with its tenant) for authenticated requests,
@@ -47,6 +48,23 @@ public final class BucketKeys {
 					this.hasher.hash(endpoint.toString(), source, tenant, principal, identity.network().key()));
 		}
 		return BucketKey.fromHash(this.hasher.hash(endpoint.toString(), source, tenant, principal));
+	}
+
+	/**
+	 * Returns the key of the second bucket of a sensitive endpoint: the submitted
+	 * identifier, whoever submits it, or, when none could be read, a bucket shared by
+	 * everything unreadable from the client's network.
+	 * @param endpoint the sensitive endpoint
+	 * @param identifier the submitted identifier
+	 * @param identity the client, for unreadable identifiers
+	 * @return the key
+	 */
+	public BucketKey identifierKeyFor(EndpointTemplate endpoint, SubmittedIdentifier identifier, Identity identity) {
+		String value = identifier.value();
+		if (value == null) {
+			return BucketKey.fromHash(this.hasher.hash(endpoint.toString(), "unreadable", identity.network().key()));
+		}
+		return BucketKey.fromHash(this.hasher.hash(endpoint.toString(), "identifier", value));
 	}
 
 }

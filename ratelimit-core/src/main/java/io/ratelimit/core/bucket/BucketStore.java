@@ -19,6 +19,15 @@ public interface BucketStore {
 	Consumption tryConsume(BucketKey key, BucketLimits limits, long tokens);
 
 	/**
+	 * Gives back tokens taken by {@link #tryConsume}, when a request that needed several
+	 * buckets was refused by another one. The bucket never exceeds its capacity.
+	 * @param key the bucket key
+	 * @param limits the bucket shape
+	 * @param tokens the tokens to give back
+	 */
+	void refund(BucketKey key, BucketLimits limits, long tokens);
+
+	/**
 	 * Returns the current size and evictions.
 	 * @return the stats
 	 */

@@ -78,6 +78,15 @@ public final class LocalBucketStore implements BucketStore {
 	}
 
 	@Override
+	public void refund(BucketKey key, BucketLimits limits, long tokens) {
+		LocalBucket bucket = this.buckets.getIfPresent(key);
+		if (bucket != null) {
+			// A bucket gone meanwhile was full again; there is nothing to give back.
+			bucket.refund(Math.multiplyExact(tokens, BucketLimits.UNITS_PER_TOKEN));
+		}
+	}
+
+	@Override
 	public BucketStoreStats stats() {
 		this.buckets.cleanUp();
 		return new BucketStoreStats(this.buckets.estimatedSize(), this.buckets.stats().evictionCount());
@@ -107,6 +116,11 @@ public final class LocalBucketStore implements BucketStore {
 			ConsumptionProbe probe = this.bucket.tryConsumeAndReturnRemaining(units);
 			return new Consumption(probe.isConsumed(), probe.getRemainingTokens(),
 					probe.isConsumed() ? 0 : probe.getNanosToWaitForRefill());
+		}
+
+		void refund(long units) {
+			// addTokens caps at capacity, so a refund can never create tokens.
+			this.bucket.addTokens(units);
 		}
 
 	}

@@ -98,6 +98,21 @@ abstract class BucketStoreContract {
 	}
 
 	@Test
+	void refundWhenTokensGivenBackThenAvailableAgainButNeverAboveCapacity() {
+		BucketStore store = newStore(100);
+		store.tryConsume(key(1), TEN_PER_SECOND, 20);
+
+		store.refund(key(1), TEN_PER_SECOND, 5);
+
+		assertThat(store.tryConsume(key(1), TEN_PER_SECOND, 5).consumed()).isTrue();
+		assertThat(store.tryConsume(key(1), TEN_PER_SECOND, 1).consumed()).isFalse();
+		store.refund(key(2), TEN_PER_SECOND, 5); // a bucket never used: full already
+		assertThat(store.tryConsume(key(2), TEN_PER_SECOND, 1).remainingTokens()).isEqualTo(19);
+		store.refund(key(2), TEN_PER_SECOND, 50);
+		assertThat(store.tryConsume(key(2), TEN_PER_SECOND, 1).remainingTokens()).isEqualTo(19);
+	}
+
+	@Test
 	void tryConsumeWhenRateIsFractionalThenRefillsExactly() {
 		BucketStore store = newStore(100);
 		BucketLimits fivePerMinute = BucketLimits.of(new BigDecimal("0.0833333"), BigDecimal.ONE, 1); // capacity 1

@@ -1,0 +1,79 @@
+package io.ratelimit.core;
+
+import java.util.Objects;
+
+import io.ratelimit.core.bucket.BucketLimits;
+import io.ratelimit.core.bucket.Consumption;
+
+/**
+ * One bucket's part in a {@link Decision}: what the {@code RateLimit} and
+ * {@code RateLimit-Policy} fields say about it. Most requests have one quota; a sensitive
+ * endpoint has two, the client's and the submitted identifier's.
+ *
+ * @param name the policy name in the fields
+ * @param limits the bucket shape
+ * @param remaining the whole tokens left, {@code r}
+ * @param resetSeconds seconds until {@code r} grows, {@code t}; the retry delay if refused
+ * @param refused whether this bucket refused the request
+ */
+public record Quota(String name, BucketLimits limits, long remaining, long resetSeconds, boolean refused) {
+
+	private static final long NANOS_PER_SECOND = 1_000_000_000L;
+
+	public Quota {
+		Objects.requireNonNull(name, "name must not be null");
+		Objects.requireNonNull(limits, "limits must not be null");
+	}
+
+	/**
+	 * Returns the quota of a bucket after a consumption.
+	 * @param name the policy name in the fields
+	 * @param limits the bucket shape
+	 * @param consumption what the bucket said
+	 * @return the quota
+	 */
+	public static Quota of(String name, BucketLimits limits, Consumption consumption) {
+		if (!consumption.consumed()) {
+			long wait = Math.max(1, ceilDiv(consumption.nanosToWait(), NANOS_PER_SECOND));
+			return new Quota(name, limits, consumption.remainingTokens(), wait, true);
+		}
+		long reset = ceilDiv(limits.nanosUntilNextToken(consumption.remainingUnits()), NANOS_PER_SECOND);
+		return new Quota(name, limits, consumption.remainingTokens(), reset, false);
+	}
+
+	/**
+	 * Returns the {@code RateLimit-Policy} item of this quota.
+	 * @return e.g. {@code "default";q=20;w=2}
+	 */
+	public String policyItem() {
+		return quoted(this.name) + ";q=" + this.limits.quota() + ";w=" + this.limits.windowSeconds();
+	}
+
+	/**
+	 * Returns the {@code RateLimit} item of this quota.
+	 * @return e.g. {@code "default";r=19;t=1}
+	 */
+	public String rateLimitItem() {
+		return quoted(this.name) + ";r=" + this.remaining + ";t=" + this.resetSeconds;
+	}
+
+	/**
+	 * The name as an RFC 9651 sf-string.
+	 */
+	private static String quoted(String name) {
+		StringBuilder quoted = new StringBuilder(name.length() + 2).append('"');
+		for (int i = 0; i < name.length(); i++) {
+			char c = name.charAt(i);
+			if (c == '"' || c == '\\') {
+				quoted.append('\\');
+			}
+			quoted.append((c >= 0x20 && c < 0x7f) ? c : '?');
+		}
+		return quoted.append('"').toString();
+	}
+
+	private static long ceilDiv(long dividend, long divisor) {
+		return -Math.floorDiv(-dividend, divisor);
+	}
+
+}
