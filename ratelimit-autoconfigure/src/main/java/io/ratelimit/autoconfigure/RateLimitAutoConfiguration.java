@@ -126,14 +126,16 @@ public class RateLimitAutoConfiguration {
 				: KeyedHasher.withRandomSecret();
 		EndpointWeights weights = InvalidRateLimitPropertyException.check("ratelimit.weights",
 				() -> weights(properties.getWeights()));
-		return InvalidRateLimitPropertyException.check("ratelimit.weights", () -> RateLimiter.builder(endpoints, policies)
+		RateLimiter.Builder builder = RateLimiter.builder(endpoints, policies)
 			.identities(identities)
 			.buckets(buckets)
 			.bucketKeys(new BucketKeys(hasher, properties.getBuckets().isNetworkPerPrincipal()))
 			.weights(weights)
 			.legacyHeaders(properties.isLegacyHeaders())
-			.rejectUnknownEndpoints(properties.getUnknownEndpoint() == RateLimitProperties.UnknownEndpoint.REJECT)
-			.build());
+			.rejectUnknownEndpoints(properties.getUnknownEndpoint() == RateLimitProperties.UnknownEndpoint.REJECT);
+		InvalidRateLimitPropertyException.check("ratelimit.login.endpoints",
+				() -> LoginEndpoints.register(properties.getLogin(), builder));
+		return InvalidRateLimitPropertyException.check("ratelimit.weights", builder::build);
 	}
 
 	@Bean

@@ -9,6 +9,7 @@ import io.ratelimit.core.identity.ForwardingHeader;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
 
 /**
  * Configuration of the rate limiter.
@@ -69,6 +70,8 @@ public class RateLimitProperties {
 	private final Jwt jwt = new Jwt();
 
 	private final Schema schema = new Schema();
+
+	private final Login login = new Login();
 
 	public boolean isEnabled() {
 		return this.enabled;
@@ -152,6 +155,10 @@ public class RateLimitProperties {
 
 	public Schema getSchema() {
 		return this.schema;
+	}
+
+	public Login getLogin() {
+		return this.login;
 	}
 
 	/**
@@ -425,6 +432,52 @@ public class RateLimitProperties {
 
 		public void setMigrate(boolean migrate) {
 			this.migrate = migrate;
+		}
+
+	}
+
+	public static class Login {
+
+		/**
+		 * Sensitive unauthenticated endpoints, as 'TEMPLATE=FIELD' entries such as
+		 * 'POST /api/login=username': each request must pass both its client's bucket and
+		 * the bucket of the account named by that JSON field or form parameter.
+		 */
+		private List<String> endpoints = new ArrayList<>();
+
+		/**
+		 * Largest request body read to find the account. Longer bodies are charged to the
+		 * client's bucket of unreadable attempts; the application still receives them whole.
+		 */
+		private DataSize maxBodySize = DataSize.ofKilobytes(16);
+
+		/**
+		 * Deepest JSON nesting read to find the account.
+		 */
+		private int maxJsonDepth = 16;
+
+		public List<String> getEndpoints() {
+			return this.endpoints;
+		}
+
+		public void setEndpoints(List<String> endpoints) {
+			this.endpoints = endpoints;
+		}
+
+		public DataSize getMaxBodySize() {
+			return this.maxBodySize;
+		}
+
+		public void setMaxBodySize(DataSize maxBodySize) {
+			this.maxBodySize = maxBodySize;
+		}
+
+		public int getMaxJsonDepth() {
+			return this.maxJsonDepth;
+		}
+
+		public void setMaxJsonDepth(int maxJsonDepth) {
+			this.maxJsonDepth = maxJsonDepth;
 		}
 
 	}

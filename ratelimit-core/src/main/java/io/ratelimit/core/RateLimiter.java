@@ -116,6 +116,15 @@ public final class RateLimiter {
 	}
 
 	/**
+	 * Returns whether some endpoint is sensitive, so that web integrations know whether
+	 * request bodies may need reading.
+	 * @return whether any endpoint has the dual-bucket control
+	 */
+	public boolean hasSensitiveEndpoints() {
+		return !this.sensitiveEndpoints.isEmpty();
+	}
+
+	/**
 	 * Returns the policies in force.
 	 * @return the reloadable policies
 	 */

@@ -43,8 +43,11 @@ public class RateLimitFilter extends OncePerRequestFilter {
 	}
 
 	@Override
-	protected void doFilterInternal(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
-			throws ServletException, IOException {
+	protected void doFilterInternal(HttpServletRequest servletRequest, HttpServletResponse response,
+			FilterChain chain) throws ServletException, IOException {
+		// Sensitive endpoints may need the body read ahead of the application, and replayed.
+		HttpServletRequest request = this.limiter.hasSensitiveEndpoints() ? new CachedBodyRequest(servletRequest)
+				: servletRequest;
 		Decision decision;
 		try {
 			decision = this.limiter.evaluate(new ServletRateLimitRequest(request));

@@ -5,6 +5,7 @@ import java.util.List;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RestController;
 
 @RestController
@@ -36,9 +37,13 @@ class ShopController {
 		return "report " + id;
 	}
 
+	/**
+	 * Answers with the length of the body it received, so tests see that the limiter's
+	 * reading ahead leaves the body whole.
+	 */
 	@PostMapping("/api/login")
-	String login() {
-		return "welcome";
+	String login(@RequestBody(required = false) String body) {
+		return "received " + ((body != null) ? body.length() : 0);
 	}
 
 	@GetMapping("/api/widgets")
