@@ -8,6 +8,7 @@ import java.util.Map;
 
 import io.ratelimit.autoconfigure.RateLimitProperties.FilterPosition;
 import io.ratelimit.autoconfigure.web.MvcEndpointResolver;
+import io.ratelimit.autoconfigure.web.MvcEndpointTemplates;
 import io.ratelimit.autoconfigure.web.RateLimitFilter;
 import io.ratelimit.autoconfigure.web.RateLimitFilterListener;
 import io.ratelimit.core.RateLimiter;
@@ -61,7 +62,14 @@ public class RateLimitAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	ReloadablePolicies rateLimitPolicies(RateLimitProperties properties, ObjectProvider<PolicySource> source) {
+	MvcEndpointTemplates rateLimitEndpointTemplates(ApplicationContext context) {
+		return new MvcEndpointTemplates(context);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	ReloadablePolicies rateLimitPolicies(RateLimitProperties properties, ObjectProvider<PolicySource> source,
+			ObjectProvider<MvcEndpointTemplates> templates) {
 		RateLimitProperties.Policy policy = properties.getPolicy();
 		InvalidRateLimitPropertyException.check("ratelimit.burst-factor",
 				() -> BucketLimits.of(BigDecimal.ONE, properties.getBurstFactor(), 1));
@@ -69,6 +77,11 @@ public class RateLimitAutoConfiguration {
 				() -> PolicySettings.of(BigDecimal.ONE, policy.getUnknownRps(), BigDecimal.ONE));
 		PolicySettings settings = InvalidRateLimitPropertyException.check("ratelimit.policy.default-rps",
 				() -> PolicySettings.of(policy.getDefaultRps(), policy.getUnknownRps(), properties.getBurstFactor()));
+		MvcEndpointTemplates known = templates.getIfAvailable();
+		if (known != null) {
+			// Rows for templates the application does not serve are rejected, not silently dead.
+			settings = settings.withKnownEndpoints(known::contains);
+		}
 		return new ReloadablePolicies(source.getIfAvailable(() -> List::of), settings, TimeSource.system());
 	}
 

@@ -133,6 +133,14 @@ public final class RateLimiter {
 	}
 
 	/**
+	 * Returns the tokens each endpoint's requests cost.
+	 * @return the weights
+	 */
+	public EndpointWeights weights() {
+		return this.weights;
+	}
+
+	/**
 	 * Returns the bucket store.
 	 * @return the store
 	 */

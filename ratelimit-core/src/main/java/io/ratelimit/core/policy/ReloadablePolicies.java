@@ -1,8 +1,11 @@
 package io.ratelimit.core.policy;
 
 import java.time.Instant;
+import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
 
 import io.ratelimit.core.TimeSource;
 import org.jspecify.annotations.Nullable;
@@ -13,7 +16,7 @@ import org.jspecify.annotations.Nullable;
  * first successful load the built-in policies apply.
  * <p>
  * Reloads are serialized, so concurrent reload requests are safe and each one reads the
- * table afresh.
+ * table afresh. Listeners added with {@link #addListener} are told about each reload.
  */
 public final class ReloadablePolicies {
 
@@ -26,6 +29,8 @@ public final class ReloadablePolicies {
 	private final TimeSource time;
 
 	private final ReentrantLock reloading = new ReentrantLock();
+
+	private final List<Consumer<? super PolicyReloadResult>> listeners = new CopyOnWriteArrayList<>();
 
 	private volatile PolicySnapshot current;
 
@@ -82,11 +87,33 @@ public final class ReloadablePolicies {
 	}
 
 	/**
+	 * Adds a listener told about every reload from now on, successful or not, once the
+	 * outcome is in force. Listeners run on the reloading thread while reloads are still
+	 * serialized, so they see reloads one at a time and in order; they should be quick. A
+	 * listener that throws is logged and affects neither the reload nor other listeners.
+	 * @param listener the listener
+	 */
+	public void addListener(Consumer<? super PolicyReloadResult> listener) {
+		this.listeners.add(Objects.requireNonNull(listener, "listener must not be null"));
+	}
+
+	/**
 	 * Reads every row and swaps in the new snapshot. On failure the current snapshot stays.
 	 * @return the outcome
 	 */
 	public PolicyReloadResult reload() {
 		this.reloading.lock();
+		try {
+			PolicyReloadResult result = load();
+			notifyListeners(result);
+			return result;
+		}
+		finally {
+			this.reloading.unlock();
+		}
+	}
+
+	private PolicyReloadResult load() {
 		try {
 			PolicySnapshot next = PolicySnapshot.of(this.source.load(), this.settings, this.current.version() + 1, now());
 			this.current = next;
@@ -103,8 +130,17 @@ public final class ReloadablePolicies {
 					"Could not reload rate limit policies, keeping version {0}: {1}", this.current.version(), failure);
 			return new PolicyReloadResult(this.current, failure);
 		}
-		finally {
-			this.reloading.unlock();
+	}
+
+	private void notifyListeners(PolicyReloadResult result) {
+		for (Consumer<? super PolicyReloadResult> listener : this.listeners) {
+			try {
+				listener.accept(result);
+			}
+			catch (RuntimeException ex) {
+				// A broken listener must not turn a good reload into a failed one.
+				logger.log(System.Logger.Level.WARNING, "Rate limit policy reload listener failed", ex);
+			}
 		}
 	}
 

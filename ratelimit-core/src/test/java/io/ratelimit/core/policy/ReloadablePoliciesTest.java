@@ -177,4 +177,39 @@ class ReloadablePoliciesTest {
 		assertThat(this.policies.current().version()).isEqualTo(100);
 	}
 
+	@Test
+	void reloadWhenListenersAddedThenEachToldEveryOutcomeInOrderAfterTheSwap() {
+		List<PolicyReloadResult> told = new ArrayList<>();
+		List<Long> currentWhenTold = new ArrayList<>();
+		this.policies.addListener((result) -> {
+			told.add(result);
+			currentWhenTold.add(this.policies.current().version());
+		});
+		this.table.set(generation(1));
+
+		PolicyReloadResult first = this.policies.reload();
+		this.databaseDown.set(true);
+		PolicyReloadResult failed = this.policies.reload();
+
+		assertThat(told).containsExactly(first, failed);
+		assertThat(currentWhenTold).containsExactly(1L, 1L);
+		assertThat(told.get(1).succeeded()).isFalse();
+	}
+
+	@Test
+	void reloadWhenListenerThrowsThenReloadSucceedsAndLaterListenersStillTold() {
+		AtomicBoolean told = new AtomicBoolean();
+		this.policies.addListener((result) -> {
+			throw new IllegalStateException("broken listener");
+		});
+		this.policies.addListener((result) -> told.set(true));
+		this.table.set(generation(1));
+
+		PolicyReloadResult result = this.policies.reload();
+
+		assertThat(result.succeeded()).isTrue();
+		assertThat(this.policies.current().version()).isEqualTo(1);
+		assertThat(told).isTrue();
+	}
+
 }

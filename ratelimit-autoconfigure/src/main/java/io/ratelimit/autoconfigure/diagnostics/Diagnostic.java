@@ -1,0 +1,55 @@
+package io.ratelimit.autoconfigure.diagnostics;
+
+/**
+ * The misconfigurations the starter warns about. Each code is stable, so operators can
+ * search for it and alerting can match it; the message after it says what is wrong, why
+ * it matters and what to change. Nothing a request sent (addresses, keys, tokens) is ever
+ * part of a message.
+ */
+public enum Diagnostic {
+
+	/**
+	 * Forwarding headers arrive, but no proxy is trusted: behind a proxy every client shares
+	 * the proxy's bucket.
+	 */
+	W001,
+
+	/**
+	 * A trusted proxy range is so wide that clients inside it can claim any address.
+	 */
+	W002,
+
+	/**
+	 * {@code server.forward-headers-strategy} (or the cloud platform's default) rewrites the
+	 * peer address before the limiter sees it.
+	 */
+	W003,
+
+	/**
+	 * The policy table has no global {@code default} or no {@code UNKNOWN} row, so a
+	 * built-in limit from configuration applies.
+	 */
+	W004,
+
+	/**
+	 * A configured weight exceeds the capacity of a policy row that applies to its
+	 * endpoint, so the limiter silently enlarges that bucket.
+	 */
+	W005,
+
+	/**
+	 * A policy row names an endpoint template the application does not serve, so the row
+	 * is rejected.
+	 */
+	W006;
+
+	/**
+	 * Returns a log message that starts with this code.
+	 * @param text what is wrong, why it matters and what to change
+	 * @return the message, e.g. {@code [RATELIMIT-W001] ...}
+	 */
+	public String message(String text) {
+		return "[RATELIMIT-" + name() + "] " + text;
+	}
+
+}

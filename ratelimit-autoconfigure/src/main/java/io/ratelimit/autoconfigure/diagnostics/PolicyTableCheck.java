@@ -1,0 +1,182 @@
+package io.ratelimit.autoconfigure.diagnostics;
+
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+
+import io.ratelimit.core.bucket.BucketLimits;
+import io.ratelimit.core.bucket.EndpointWeights;
+import io.ratelimit.core.endpoint.EndpointTemplate;
+import io.ratelimit.core.policy.Policy;
+import io.ratelimit.core.policy.PolicyMode;
+import io.ratelimit.core.policy.PolicyReloadResult;
+import io.ratelimit.core.policy.PolicySettings;
+import io.ratelimit.core.policy.PolicySnapshot;
+import io.ratelimit.core.policy.RejectedRow;
+import io.ratelimit.core.policy.ReloadablePolicies;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.InitializingBean;
+
+/**
+ * Checks each successfully loaded policy table against the configuration, and warns
+ * about each problem once, when it first appears in a load:
+ * <ul>
+ * <li>{@link Diagnostic#W004}: no global {@code default} row, or no {@code UNKNOWN} row,
+ * so the built-in limit of {@code ratelimit.policy.default-rps} or
+ * {@code ratelimit.policy.unknown-rps} applies;</li>
+ * <li>{@link Diagnostic#W005}: a weight in {@code ratelimit.weights} exceeds the capacity
+ * ({@code burst-factor x rps_limit}) of a row that applies to that endpoint, so the
+ * limiter raises the bucket's capacity to the weight and the row allows bigger bursts
+ * than it says;</li>
+ * <li>{@link Diagnostic#W006}: a row names a template the application does not serve, so
+ * it was rejected.</li>
+ * </ul>
+ * A problem that persists is not repeated on the next reload; one that goes away and
+ * comes back is reported again. Only the problems of the latest load are remembered.
+ */
+public class PolicyTableCheck implements InitializingBean {
+
+	private static final Log logger = LogFactory.getLog(PolicyTableCheck.class);
+
+	private final ReloadablePolicies policies;
+
+	private final EndpointWeights weights;
+
+	private Set<String> reported = Set.of();
+
+	/**
+	 * Creates a check.
+	 * @param policies the policies to follow
+	 * @param weights the configured weights
+	 */
+	public PolicyTableCheck(ReloadablePolicies policies, EndpointWeights weights) {
+		this.policies = Objects.requireNonNull(policies, "policies must not be null");
+		this.weights = Objects.requireNonNull(weights, "weights must not be null");
+	}
+
+	@Override
+	public void afterPropertiesSet() {
+		this.policies.addListener(this::onReload);
+		PolicySnapshot current = this.policies.current();
+		if (current.version() > 0) {
+			// Loaded before this check existed: look at it now, the listener sees the rest.
+			check(current);
+		}
+	}
+
+	private void onReload(PolicyReloadResult result) {
+		if (result.succeeded()) {
+			check(result.snapshot());
+		}
+	}
+
+	/**
+	 * Checks a snapshot, warning about the problems the previous check did not report.
+	 * @param snapshot a snapshot loaded from the policy table
+	 */
+	synchronized void check(PolicySnapshot snapshot) {
+		Map<String, String> problems = new LinkedHashMap<>();
+		missingRows(snapshot, problems);
+		oversizedWeights(snapshot, problems);
+		unknownEndpoints(snapshot, problems);
+		problems.forEach((key, message) -> {
+			if (!this.reported.contains(key)) {
+				logger.warn(message);
+			}
+		});
+		this.reported = Set.copyOf(problems.keySet());
+	}
+
+	private void missingRows(PolicySnapshot snapshot, Map<String, String> problems) {
+		PolicySettings settings = this.policies.settings();
+		if (snapshot.defaultPolicy().isBuiltIn()) {
+			problems.put("W004 default", Diagnostic.W004.message("The policy table has no 'default' row with "
+					+ "project_id NULL, so every endpoint without a row of its own is limited by the built-in "
+					+ "ratelimit.policy.default-rps (" + plain(settings.defaultRps()) + " requests per second). "
+					+ "Add such a row to rate_limit_policy, or set ratelimit.policy.default-rps to the limit you "
+					+ "mean."));
+		}
+		if (snapshot.unknownPolicy().isBuiltIn()) {
+			problems.put("W004 UNKNOWN", Diagnostic.W004.message("The policy table has no 'UNKNOWN' row, so "
+					+ "requests the application has no handler for are limited by the built-in "
+					+ "ratelimit.policy.unknown-rps (" + plain(settings.unknownRps()) + " requests per second per "
+					+ "client network). Add an 'UNKNOWN' row with project_id NULL to rate_limit_policy, or set "
+					+ "ratelimit.policy.unknown-rps to the limit you mean."));
+		}
+	}
+
+	private void oversizedWeights(PolicySnapshot snapshot, Map<String, String> problems) {
+		if (this.weights.asMap().isEmpty()) {
+			return;
+		}
+		// Whatever tenant a request has, it resolves like one of these.
+		Set<@Nullable String> tenants = new HashSet<>();
+		tenants.add(null);
+		snapshot.policies().forEach((policy) -> tenants.add(policy.tenant()));
+		this.weights.asMap().forEach((endpoint, weight) -> {
+			Set<Policy> applying = new HashSet<>();
+			tenants.forEach((tenant) -> applying.add(snapshot.resolve(endpoint, tenant)));
+			applying.stream()
+				.filter((policy) -> !policy.isBuiltIn() && policy.mode() != PolicyMode.OFF)
+				.filter((policy) -> weight * BucketLimits.UNITS_PER_TOKEN > policy.limits().capacityUnits())
+				.forEach((policy) -> problems.put("W005 " + policy.origin() + " " + endpoint + "=" + weight,
+						oversizedWeight(endpoint, weight, policy)));
+		});
+	}
+
+	private String oversizedWeight(EndpointTemplate endpoint, int weight, Policy policy) {
+		BigDecimal burstFactor = this.policies.settings().burstFactor();
+		BigDecimal capacity = BigDecimal.valueOf(policy.limits().capacityUnits(), 3);
+		BigDecimal neededRps = BigDecimal.valueOf(weight).divide(burstFactor, 6, RoundingMode.CEILING);
+		return Diagnostic.W005.message("The weight " + weight + " of '" + endpoint + "' (ratelimit.weights entry '"
+				+ endpoint + "=" + weight + "') exceeds the capacity of " + plain(capacity) + " tokens of "
+				+ policy.origin() + " (endpoint '" + policy.endpoint() + "', project_id "
+				+ ((policy.tenant() != null) ? "'" + policy.tenant() + "'" : "NULL") + ": rps_limit "
+				+ plain(policy.rps()) + " x burst factor " + plain(burstFactor) + "), which applies to that "
+				+ "endpoint. The limiter silently raises that bucket's capacity to " + weight + " tokens so such a "
+				+ "request can pass at all, so the row allows larger bursts than it says. Raise rps_limit of "
+				+ policy.origin() + " to at least " + plain(neededRps) + ", raise ratelimit.burst-factor, or lower "
+				+ "the weight.");
+	}
+
+	private void unknownEndpoints(PolicySnapshot snapshot, Map<String, String> problems) {
+		for (RejectedRow rejected : snapshot.rejected()) {
+			EndpointTemplate endpoint = unknownEndpoint(rejected);
+			if (endpoint != null) {
+				String id = rejected.row().id();
+				problems.put("W006 " + id + " " + endpoint, Diagnostic.W006.message("Policy row " + id
+						+ " names the endpoint '" + endpoint + "', which the application does not serve, so the row "
+						+ "was rejected and limits nothing. Change the endpoint of row " + id + " in "
+						+ "rate_limit_policy to one of the application's templates (the 'ratelimit' Actuator "
+						+ "endpoint explains which template a path is), or delete the row."));
+			}
+		}
+	}
+
+	private @Nullable EndpointTemplate unknownEndpoint(RejectedRow rejected) {
+		String text = rejected.row().endpoint();
+		if (text == null) {
+			return null;
+		}
+		try {
+			EndpointTemplate endpoint = EndpointTemplate.parse(text);
+			return (!endpoint.isReserved() && !this.policies.settings().knownEndpoints().test(endpoint)) ? endpoint
+					: null;
+		}
+		catch (IllegalArgumentException ex) {
+			return null;
+		}
+	}
+
+	private static String plain(BigDecimal value) {
+		return value.stripTrailingZeros().toPlainString();
+	}
+
+}

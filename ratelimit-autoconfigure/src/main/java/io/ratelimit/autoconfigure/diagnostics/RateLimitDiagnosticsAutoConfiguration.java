@@ -1,0 +1,50 @@
+package io.ratelimit.autoconfigure.diagnostics;
+
+import io.ratelimit.autoconfigure.RateLimitAutoConfiguration;
+import io.ratelimit.autoconfigure.RateLimitProperties;
+import io.ratelimit.core.RateLimiter;
+
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
+
+/**
+ * Checks that warn about misconfiguration of a rate-limited application, each once and
+ * with a stable {@link Diagnostic} code: forwarding headers without trusted proxies,
+ * trusted ranges that are too wide, a forward-headers strategy that rewrites the client
+ * address, and policy tables that miss rows, undersize weighted endpoints or name
+ * endpoints the application does not have. Silence them with the log level of this
+ * package.
+ */
+@AutoConfiguration(after = RateLimitAutoConfiguration.class)
+@ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
+@ConditionalOnClass(RateLimiter.class)
+@ConditionalOnBean(RateLimiter.class)
+@EnableConfigurationProperties(RateLimitProperties.class)
+public class RateLimitDiagnosticsAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean
+	UntrustedForwardingHeadersListener rateLimitUntrustedForwardingHeadersListener(RateLimitProperties properties) {
+		return new UntrustedForwardingHeadersListener(!properties.getClientIp().getTrustedProxies().isEmpty());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	ClientIpSetupCheck rateLimitClientIpSetupCheck(RateLimitProperties properties, Environment environment) {
+		RateLimitProperties.ClientIp clientIp = properties.getClientIp();
+		return new ClientIpSetupCheck(clientIp.getTrustedProxies(), clientIp.getHeader(), environment);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	PolicyTableCheck rateLimitPolicyTableCheck(RateLimiter limiter) {
+		return new PolicyTableCheck(limiter.policies(), limiter.weights());
+	}
+
+}

@@ -1,0 +1,32 @@
+package io.ratelimit.autoconfigure.health;
+
+import io.ratelimit.autoconfigure.RateLimitAutoConfiguration;
+import io.ratelimit.core.TimeSource;
+import io.ratelimit.core.policy.ReloadablePolicies;
+
+import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.actuate.health.HealthIndicator;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * The health contributor {@code ratelimit} ({@link RateLimitHealthIndicator}) of a
+ * rate-limited application with Actuator. Switched off with
+ * {@code management.health.ratelimit.enabled=false}.
+ */
+@AutoConfiguration(after = RateLimitAutoConfiguration.class)
+@ConditionalOnClass({ HealthIndicator.class, ReloadablePolicies.class })
+@ConditionalOnBean(ReloadablePolicies.class)
+@ConditionalOnEnabledHealthIndicator("ratelimit")
+public class RateLimitHealthContributorAutoConfiguration {
+
+	@Bean
+	@ConditionalOnMissingBean(name = "ratelimitHealthIndicator")
+	RateLimitHealthIndicator ratelimitHealthIndicator(ReloadablePolicies policies) {
+		return new RateLimitHealthIndicator(policies, TimeSource.system());
+	}
+
+}

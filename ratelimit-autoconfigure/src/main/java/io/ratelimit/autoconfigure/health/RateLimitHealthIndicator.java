@@ -1,0 +1,79 @@
+package io.ratelimit.autoconfigure.health;
+
+import java.util.Objects;
+
+import io.ratelimit.core.TimeSource;
+import io.ratelimit.core.policy.PolicySnapshot;
+import io.ratelimit.core.policy.ReloadablePolicies;
+
+import org.springframework.boot.actuate.health.Health;
+import org.springframework.boot.actuate.health.HealthIndicator;
+import org.springframework.boot.actuate.health.Status;
+
+/**
+ * Reports the state of the rate limit policies. The limiter never stops an application
+ * from serving (without a policy table it enforces the built-in limits), so this
+ * indicator is never {@code DOWN}: taking an instance out of a load balancer because its
+ * policy database is unreachable would turn a degraded limiter into an outage.
+ * <ul>
+ * <li>{@code UP} once a snapshot has been loaded from the policy source (version 1 or
+ * later), with the details {@code version}, {@code loadedAt}, {@code age} (seconds since
+ * the rows were read), {@code policies} and {@code rejectedRows} (counts).</li>
+ * <li>Still {@code UP} when the most recent reload failed, with the last good snapshot's
+ * details plus {@code degraded: true}, {@code lastReloadFailure} and
+ * {@code failedReloads}. The last good policies are still enforced, so the instance
+ * serves correctly; a custom {@code DEGRADED} status would rank above {@code UP} in
+ * Boot's default status order (statuses it does not know come first), turning the
+ * application's overall status {@code DEGRADED} until every user added it to
+ * {@code management.endpoint.health.status.order} and its HTTP mapping. Alert on the
+ * {@code degraded} detail or on the {@code ratelimit.policy.snapshot.age} metric
+ * instead.</li>
+ * <li>{@code UNKNOWN} before any load succeeded (say the database was down at startup):
+ * which limits the table holds is indeed unknown, and the built-in ones apply. Boot
+ * ranks {@code UNKNOWN} below {@code UP} and answers it with HTTP 200, so it does not
+ * change the overall status of an otherwise healthy application.</li>
+ * </ul>
+ * No detail carries anything about clients.
+ */
+public class RateLimitHealthIndicator implements HealthIndicator {
+
+	private final ReloadablePolicies policies;
+
+	private final TimeSource time;
+
+	/**
+	 * Creates an indicator.
+	 * @param policies the policies the limiter uses
+	 * @param time the clock the snapshot age is measured with
+	 */
+	public RateLimitHealthIndicator(ReloadablePolicies policies, TimeSource time) {
+		this.policies = Objects.requireNonNull(policies, "policies must not be null");
+		this.time = Objects.requireNonNull(time, "time must not be null");
+	}
+
+	@Override
+	public Health health() {
+		PolicySnapshot snapshot = this.policies.current();
+		String failure = this.policies.lastFailure();
+		Health.Builder health = new Health.Builder((snapshot.version() > 0) ? Status.UP : Status.UNKNOWN);
+		health.withDetail("version", snapshot.version());
+		if (snapshot.version() > 0) {
+			long ageMillis = Math.max(0, this.time.currentTimeMillis() - snapshot.loadedAt().toEpochMilli());
+			health.withDetail("loadedAt", snapshot.loadedAt().toString())
+				.withDetail("age", ageMillis / 1000)
+				.withDetail("policies", snapshot.policies().size())
+				.withDetail("rejectedRows", snapshot.rejected().size());
+		}
+		else {
+			health.withDetail("reason", "no policies loaded from the policy table yet; the built-in limits "
+					+ "(ratelimit.policy.default-rps, ratelimit.policy.unknown-rps) apply");
+		}
+		if (failure != null) {
+			health.withDetail("degraded", true)
+				.withDetail("lastReloadFailure", failure)
+				.withDetail("failedReloads", this.policies.failedReloads());
+		}
+		return health.build();
+	}
+
+}

@@ -1,0 +1,142 @@
+package io.ratelimit.autoconfigure.web;
+
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import io.ratelimit.core.endpoint.EndpointTemplate;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.beans.factory.BeanFactoryUtils;
+import org.springframework.beans.factory.SmartInitializingSingleton;
+import org.springframework.context.ApplicationContext;
+import org.springframework.web.bind.annotation.RequestMethod;
+import org.springframework.web.servlet.HandlerMapping;
+import org.springframework.web.servlet.function.support.RouterFunctionMapping;
+import org.springframework.web.servlet.handler.AbstractUrlHandlerMapping;
+import org.springframework.web.servlet.mvc.method.RequestMappingInfo;
+import org.springframework.web.servlet.mvc.method.RequestMappingInfoHandlerMapping;
+import org.springframework.web.servlet.resource.ResourceHttpRequestHandler;
+
+/**
+ * The endpoint templates the application serves, read from Spring MVC's handler mappings:
+ * every pattern of every annotated mapping with each of its methods (all standard methods
+ * when the mapping names none), and the patterns of URL-based mappings (view controllers,
+ * the welcome page) as {@code GET}. These are the templates {@link MvcEndpointResolver}
+ * can charge, so a policy row for any other template could never apply.
+ * <p>
+ * Handler mappings are complete only once every singleton exists, while the policy
+ * settings that use this set are needed before that. So the set is read on first use
+ * after all singletons are instantiated; before then, and when the application has
+ * routes that cannot be listed (functional router functions), every template is accepted
+ * rather than rows wrongly rejected. Other kinds of handler mappings add nothing: the
+ * resolver charges their handlers to {@code UNKNOWN} unless they expose a best-matching
+ * pattern.
+ */
+public final class MvcEndpointTemplates implements SmartInitializingSingleton {
+
+	private static final List<String> STANDARD_METHODS = List.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE",
+			"OPTIONS", "TRACE");
+
+	private final ApplicationContext context;
+
+	private volatile boolean ready;
+
+	private volatile @Nullable Set<EndpointTemplate> templates;
+
+	private volatile boolean complete;
+
+	public MvcEndpointTemplates(ApplicationContext context) {
+		this.context = context;
+	}
+
+	@Override
+	public void afterSingletonsInstantiated() {
+		this.ready = true;
+	}
+
+	/**
+	 * Returns whether the application may serve the given template.
+	 * @param template an endpoint template
+	 * @return {@code false} only when the application's routes are known and none is the
+	 * template
+	 */
+	public boolean contains(EndpointTemplate template) {
+		Set<EndpointTemplate> known = templates();
+		return known == null || known.contains(template);
+	}
+
+	/**
+	 * Returns the templates the application serves.
+	 * @return the templates, or {@code null} if they are not known (yet)
+	 */
+	public @Nullable Set<EndpointTemplate> templates() {
+		if (!this.ready) {
+			return null;
+		}
+		Set<EndpointTemplate> known = this.templates;
+		if (known == null) {
+			known = read();
+			this.templates = known;
+		}
+		return this.complete ? known : null;
+	}
+
+	private Set<EndpointTemplate> read() {
+		Set<EndpointTemplate> known = new HashSet<>();
+		boolean complete = true;
+		Collection<HandlerMapping> mappings = BeanFactoryUtils
+			.beansOfTypeIncludingAncestors(this.context, HandlerMapping.class, true, false)
+			.values();
+		for (HandlerMapping mapping : mappings) {
+			if (mapping instanceof RequestMappingInfoHandlerMapping annotated) {
+				annotated.getHandlerMethods().keySet().forEach((info) -> addAnnotated(known, info));
+			}
+			else if (mapping instanceof AbstractUrlHandlerMapping urlBased) {
+				addUrlBased(known, urlBased);
+			}
+			else if (mapping instanceof RouterFunctionMapping functional && functional.getRouterFunction() != null) {
+				complete = false;
+			}
+		}
+		this.complete = complete;
+		return Set.copyOf(known);
+	}
+
+	private static void addAnnotated(Set<EndpointTemplate> known, RequestMappingInfo info) {
+		Set<RequestMethod> declared = info.getMethodsCondition().getMethods();
+		List<String> methods = declared.isEmpty() ? STANDARD_METHODS
+				: declared.stream().map(RequestMethod::name).toList();
+		for (String pattern : info.getPatternValues()) {
+			for (String method : methods) {
+				add(known, method, pattern);
+			}
+		}
+	}
+
+	private static void addUrlBased(Set<EndpointTemplate> known, AbstractUrlHandlerMapping mapping) {
+		mapping.getPathPatternHandlerMap().forEach((pattern, handler) -> {
+			// Static resources are served, but never charged to a template of their own.
+			if (!(handler instanceof ResourceHttpRequestHandler)) {
+				add(known, "GET", pattern.getPatternString());
+			}
+		});
+		if (mapping.getRootHandler() != null) {
+			add(known, "GET", "/");
+		}
+	}
+
+	private static void add(Set<EndpointTemplate> known, String method, String pattern) {
+		if (pattern.equals("/**")) {
+			return;
+		}
+		try {
+			known.add(EndpointTemplate.fromPattern(method, pattern));
+		}
+		catch (IllegalArgumentException ex) {
+			// Not expressible as a template, so the resolver never charges it either.
+		}
+	}
+
+}

@@ -1,0 +1,316 @@
+package io.ratelimit.autoconfigure.diagnostics;
+
+import java.math.BigDecimal;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.ratelimit.autoconfigure.RateLimitAutoConfiguration;
+import io.ratelimit.autoconfigure.web.RateLimitFilter;
+import io.ratelimit.core.policy.PolicyRow;
+import io.ratelimit.core.policy.PolicySource;
+import io.ratelimit.core.policy.ReloadablePolicies;
+import jakarta.servlet.ServletException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.web.servlet.DispatcherServletAutoConfiguration;
+import org.springframework.boot.autoconfigure.web.servlet.WebMvcAutoConfiguration;
+import org.springframework.boot.test.context.assertj.AssertableWebApplicationContext;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+import org.springframework.boot.web.servlet.FilterRegistrationBean;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.context.annotation.Import;
+import org.springframework.mock.web.MockFilterChain;
+import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.mock.web.MockHttpServletResponse;
+import org.springframework.util.StringUtils;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.RestController;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Each diagnostic on a context of its own: logged once, with its code and the property or
+ * row to change, and not logged when the configuration is right.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class RateLimitDiagnosticsAutoConfigurationTest {
+
+	private static final PolicyRow DEFAULT = row("d1", "default", 5);
+
+	private static final PolicyRow UNKNOWN = row("n1", "UNKNOWN", 1);
+
+	private static final PolicyRow REPORTS = row("r1", "GET /api/reports/*", 5);
+
+	private final WebApplicationContextRunner runner = runner();
+
+	/**
+	 * Returns a runner whose policy table holds the given rows from the start.
+	 */
+	private static WebApplicationContextRunner runner(PolicyRow... rows) {
+		return new WebApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(DispatcherServletAutoConfiguration.class,
+					WebMvcAutoConfiguration.class, RateLimitAutoConfiguration.class,
+					RateLimitDiagnosticsAutoConfiguration.class))
+			.withUserConfiguration(ShopConfiguration.class)
+			.withBean(PolicyTable.class, () -> new PolicyTable(List.of(rows)));
+	}
+
+	private static PolicyRow row(String id, String endpoint, int rps) {
+		return new PolicyRow(id, endpoint, null, BigDecimal.valueOf(rps), null);
+	}
+
+	private static int count(CapturedOutput output, Diagnostic code) {
+		return StringUtils.countOccurrencesOf(output.getAll(), "[RATELIMIT-" + code + "]");
+	}
+
+	private static String line(CapturedOutput output, Diagnostic code) {
+		return output.getAll()
+			.lines()
+			.filter((line) -> line.contains("[RATELIMIT-" + code + "]"))
+			.findFirst()
+			.orElseThrow();
+	}
+
+	private static void send(AssertableWebApplicationContext context, String header, String value)
+			throws ServletException, java.io.IOException {
+		RateLimitFilter filter = (RateLimitFilter) context
+			.getBean("rateLimitFilterRegistration", FilterRegistrationBean.class)
+			.getFilter();
+		MockHttpServletRequest request = new MockHttpServletRequest("GET", "/api/reports/7");
+		request.setRemoteAddr("192.0.2.44");
+		if (header != null) {
+			request.addHeader(header, value);
+		}
+		filter.doFilter(request, new MockHttpServletResponse(), new MockFilterChain());
+	}
+
+	private static void table(AssertableWebApplicationContext context, PolicyRow... rows) {
+		context.getBean(PolicyTable.class).rows.set(List.of(rows));
+	}
+
+	@Test
+	void runWhenConfigurationRightThenNoWarning(CapturedOutput output) {
+		runner(DEFAULT, UNKNOWN, REPORTS, row("o1", "POST /api/orders", 1))
+			.withPropertyValues("ratelimit.client-ip.trusted-proxies=10.0.0.0/8,2001:db8::/32",
+					"ratelimit.weights=GET /api/reports/*=5", "server.forward-headers-strategy=none")
+			.run((context) -> {
+				context.getBean(ReloadablePolicies.class).reload();
+				send(context, "X-Forwarded-For", "198.51.100.23");
+
+				assertThat(context.getBean(ReloadablePolicies.class).current().rejected()).isEmpty();
+				assertThat(output.getAll()).doesNotContain("[RATELIMIT-W");
+			});
+	}
+
+	@Test
+	void onDecisionWhenForwardingHeadersAndNoTrustedProxyThenW001Once(CapturedOutput output) {
+		this.runner.run((context) -> {
+			send(context, "X-Forwarded-For", "198.51.100.23");
+			send(context, "X-Forwarded-For", "198.51.100.24");
+			send(context, "Forwarded", "for=198.51.100.25");
+
+			assertThat(count(output, Diagnostic.W001)).isOne();
+			assertThat(line(output, Diagnostic.W001)).contains("WARN")
+				.contains("untrusted peer carried X-Forwarded-For")
+				.contains("ratelimit.client-ip.trusted-proxies")
+				.doesNotContain("198.51.100.23")
+				.doesNotContain("192.0.2.44");
+		});
+	}
+
+	@Test
+	void onDecisionWhenOnlyForwardedHeaderThenW001NamesIt(CapturedOutput output) {
+		this.runner.run((context) -> {
+			send(context, "Forwarded", "for=198.51.100.25");
+
+			assertThat(line(output, Diagnostic.W001)).contains("carried Forwarded");
+		});
+	}
+
+	@Test
+	void onDecisionWhenNoForwardingHeaderOrProxiesTrustedThenNoW001(CapturedOutput output) {
+		this.runner.run((context) -> send(context, null, null));
+		this.runner.withPropertyValues("ratelimit.client-ip.trusted-proxies=10.0.0.0/8")
+			.run((context) -> send(context, "X-Forwarded-For", "198.51.100.23"));
+
+		assertThat(count(output, Diagnostic.W001)).isZero();
+	}
+
+	@Test
+	void startupWhenTrustedRangeTooWideThenW002OncePerRange(CapturedOutput output) {
+		this.runner
+			.withPropertyValues("ratelimit.client-ip.trusted-proxies=0.0.0.0/0,::/0,10.0.0.0/7,10.0.0.0/8,"
+					+ "2001::/16,2000::/15")
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(count(output, Diagnostic.W002)).isEqualTo(4);
+				assertThat(output.getAll()).contains("trusted-proxies contains '0.0.0.0/0'")
+					.contains("trusted-proxies contains '::/0'")
+					.contains("trusted-proxies contains '10.0.0.0/7'")
+					.contains("trusted-proxies contains '2000::/15'")
+					.doesNotContain("contains '10.0.0.0/8'")
+					.doesNotContain("contains '2001::/16'");
+			});
+	}
+
+	@Test
+	void startupWhenForwardHeadersStrategyNativeThenW003(CapturedOutput output) {
+		this.runner.withPropertyValues("server.forward-headers-strategy=native").run((context) -> {
+			assertThat(count(output, Diagnostic.W003)).isOne();
+			assertThat(line(output, Diagnostic.W003)).contains("server.forward-headers-strategy is 'native'")
+				.contains("RemoteIpValve")
+				.contains("server.forward-headers-strategy=none")
+				.contains("ratelimit.client-ip.trusted-proxies");
+		});
+	}
+
+	@Test
+	void startupWhenForwardHeadersStrategyFrameworkThenW003(CapturedOutput output) {
+		this.runner.withPropertyValues("server.forward-headers-strategy=FRAMEWORK").run((context) -> {
+			assertThat(count(output, Diagnostic.W003)).isOne();
+			assertThat(line(output, Diagnostic.W003)).contains("'framework'").contains("ForwardedHeaderFilter");
+		});
+	}
+
+	@Test
+	void startupWhenStrategyUnsetOnCloudPlatformThenW003(CapturedOutput output) {
+		this.runner.withPropertyValues("spring.main.cloud-platform=kubernetes").run((context) -> {
+			assertThat(count(output, Diagnostic.W003)).isOne();
+			assertThat(line(output, Diagnostic.W003)).contains("not set, and on KUBERNETES");
+		});
+	}
+
+	@Test
+	void startupWhenStrategyNoneOrUnsetThenNoW003(CapturedOutput output) {
+		this.runner.withPropertyValues("server.forward-headers-strategy=none").run((context) -> {
+		});
+		this.runner.run((context) -> {
+		});
+
+		assertThat(count(output, Diagnostic.W003)).isZero();
+	}
+
+	@Test
+	void reloadWhenDefaultAndUnknownRowsMissingThenW004OncePerRowNotPerReload(CapturedOutput output) {
+		this.runner.run((context) -> {
+			table(context, REPORTS);
+			ReloadablePolicies policies = context.getBean(ReloadablePolicies.class);
+			policies.reload();
+			policies.reload();
+			policies.reload();
+
+			assertThat(count(output, Diagnostic.W004)).isEqualTo(2);
+			assertThat(output.getAll()).contains("no 'default' row").contains("ratelimit.policy.default-rps (10 ")
+				.contains("no 'UNKNOWN' row").contains("ratelimit.policy.unknown-rps (2 ");
+		});
+	}
+
+	@Test
+	void reloadWhenProblemFixedAndBackThenWarnedAgain(CapturedOutput output) {
+		this.runner.run((context) -> {
+			ReloadablePolicies policies = context.getBean(ReloadablePolicies.class);
+			table(context, UNKNOWN);
+			policies.reload();
+			table(context, UNKNOWN, DEFAULT);
+			policies.reload();
+			table(context, UNKNOWN);
+			policies.reload();
+
+			// Once for the empty table at startup, once when the row disappeared again.
+			assertThat(StringUtils.countOccurrencesOf(output.getAll(), "no 'default' row")).isEqualTo(2);
+		});
+	}
+
+	@Test
+	void reloadWhenWeightExceedsCapacityOfApplyingRowThenW005NamesRowAndEntry(CapturedOutput output) {
+		this.runner.withPropertyValues("ratelimit.weights=GET /api/reports/*=5").run((context) -> {
+			table(context, DEFAULT, UNKNOWN, row("r2", "GET /api/reports/*", 2),
+					new PolicyRow("r3", "GET /api/reports/*", "acme", BigDecimal.valueOf(10), null));
+			ReloadablePolicies policies = context.getBean(ReloadablePolicies.class);
+			policies.reload();
+			policies.reload();
+
+			assertThat(count(output, Diagnostic.W005)).isOne();
+			assertThat(line(output, Diagnostic.W005)).contains("weight 5 of 'GET /api/reports/*'")
+				.contains("entry 'GET /api/reports/*=5'")
+				.contains("capacity of 4 tokens of row r2")
+				.contains("rps_limit 2 x burst factor 2")
+				.contains("at least 2.5");
+		});
+	}
+
+	@Test
+	void reloadWhenWeightExceedsDefaultRowThenW005NamesTheDefaultRow(CapturedOutput output) {
+		this.runner.withPropertyValues("ratelimit.weights=GET /api/reports/*=5").run((context) -> {
+			table(context, row("d2", "default", 1), UNKNOWN);
+			context.getBean(ReloadablePolicies.class).reload();
+
+			assertThat(count(output, Diagnostic.W005)).isOne();
+			assertThat(line(output, Diagnostic.W005)).contains("of row d2 (endpoint 'default'");
+		});
+	}
+
+	@Test
+	void reloadWhenRowNamesTemplateTheApplicationLacksThenRejectedAndW006Once(CapturedOutput output) {
+		this.runner.run((context) -> {
+			table(context, DEFAULT, UNKNOWN, row("x9", "GET /api/nothing", 3), row("o1", "POST /api/orders", 1));
+			ReloadablePolicies policies = context.getBean(ReloadablePolicies.class);
+			policies.reload();
+			policies.reload();
+
+			assertThat(policies.current().rejected()).singleElement()
+				.satisfies((rejected) -> assertThat(rejected.reason())
+					.isEqualTo("the application has no endpoint 'GET /api/nothing'"));
+			assertThat(policies.current().policies()).extracting((policy) -> policy.origin()).contains("row o1");
+			assertThat(count(output, Diagnostic.W006)).isOne();
+			assertThat(line(output, Diagnostic.W006)).contains("Policy row x9 names the endpoint 'GET /api/nothing'");
+		});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@Import(ShopController.class)
+	static class ShopConfiguration {
+
+		@Bean
+		PolicySource testPolicySource(PolicyTable table) {
+			return table.rows::get;
+		}
+
+	}
+
+	/**
+	 * The rows the policy source reads; tests change them between reloads.
+	 */
+	static class PolicyTable {
+
+		final AtomicReference<List<PolicyRow>> rows;
+
+		PolicyTable(List<PolicyRow> rows) {
+			this.rows = new AtomicReference<>(rows);
+		}
+
+	}
+
+	@RestController
+	static class ShopController {
+
+		@GetMapping("/api/reports/{id}")
+		String report(@PathVariable String id) {
+			return id;
+		}
+
+		@PostMapping("/api/orders")
+		String order() {
+			return "ordered";
+		}
+
+	}
+
+}

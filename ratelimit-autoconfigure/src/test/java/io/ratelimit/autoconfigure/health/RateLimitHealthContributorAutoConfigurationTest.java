@@ -1,0 +1,155 @@
+package io.ratelimit.autoconfigure.health;
+
+import java.math.BigDecimal;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import io.ratelimit.autoconfigure.RateLimitAutoConfiguration;
+import io.ratelimit.core.policy.PolicyRow;
+import io.ratelimit.core.policy.PolicySource;
+import io.ratelimit.core.policy.ReloadablePolicies;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.actuate.health.Health;
+import org.springframework.boot.actuate.health.HealthIndicator;
+import org.springframework.boot.actuate.health.Status;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.web.servlet.DispatcherServletAutoConfiguration;
+import org.springframework.boot.autoconfigure.web.servlet.WebMvcAutoConfiguration;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.assertj.AssertableWebApplicationContext;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The {@code ratelimit} health contributor in each state of the policies, over a policy
+ * source the test takes up and down.
+ */
+class RateLimitHealthContributorAutoConfigurationTest {
+
+	private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DispatcherServletAutoConfiguration.class,
+				WebMvcAutoConfiguration.class, RateLimitAutoConfiguration.class,
+				RateLimitHealthContributorAutoConfiguration.class))
+		.withUserConfiguration(SourceConfiguration.class);
+
+	private static Health health(AssertableWebApplicationContext context) {
+		return context.getBean("ratelimitHealthIndicator", HealthIndicator.class).health();
+	}
+
+	@Test
+	void healthWhenPoliciesLoadedThenUpWithSnapshotDetails() {
+		this.runner.run((context) -> {
+			Health health = health(context);
+
+			assertThat(health.getStatus()).isEqualTo(Status.UP);
+			assertThat(health.getDetails()).containsEntry("version", 1L)
+				.containsEntry("policies", 1)
+				.containsEntry("rejectedRows", 1)
+				.containsKeys("age", "loadedAt")
+				.doesNotContainKeys("degraded", "lastReloadFailure");
+			assertThat((long) health.getDetails().get("age")).isNotNegative();
+		});
+	}
+
+	@Test
+	void healthWhenLastReloadFailedThenUpAndDegradedWithLastGoodSnapshot() {
+		this.runner.run((context) -> {
+			context.getBean(SourceConfiguration.class).down.set(true);
+			context.getBean(ReloadablePolicies.class).reload();
+
+			Health health = health(context);
+
+			assertThat(health.getStatus()).isEqualTo(Status.UP);
+			assertThat(health.getDetails()).containsEntry("version", 1L)
+				.containsEntry("policies", 1)
+				.containsEntry("degraded", true)
+				.containsEntry("lastReloadFailure", "SQLException: Connection refused")
+				.containsEntry("failedReloads", 1L);
+		});
+	}
+
+	@Test
+	void healthWhenReloadRecoversThenNoLongerDegraded() {
+		this.runner.run((context) -> {
+			SourceConfiguration source = context.getBean(SourceConfiguration.class);
+			source.down.set(true);
+			context.getBean(ReloadablePolicies.class).reload();
+			source.down.set(false);
+			context.getBean(ReloadablePolicies.class).reload();
+
+			Health health = health(context);
+
+			assertThat(health.getStatus()).isEqualTo(Status.UP);
+			assertThat(health.getDetails()).containsEntry("version", 2L).doesNotContainKey("degraded");
+		});
+	}
+
+	@Test
+	void healthWhenNothingLoadedYetThenUnknownNotDown() {
+		this.runner.withPropertyValues("test.source-down-at-start=true").run((context) -> {
+			Health health = health(context);
+
+			assertThat(health.getStatus()).isEqualTo(Status.UNKNOWN);
+			assertThat(health.getDetails()).containsEntry("version", 0L)
+				.containsEntry("lastReloadFailure", "SQLException: Connection refused")
+				.containsKey("reason")
+				.doesNotContainKey("loadedAt");
+		});
+	}
+
+	@Test
+	void runWhenHealthIndicatorDisabledThenAbsent() {
+		this.runner.withPropertyValues("management.health.ratelimit.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean("ratelimitHealthIndicator"));
+	}
+
+	@Test
+	void runWhenDefaultsDisabledThenAbsent() {
+		this.runner.withPropertyValues("management.health.defaults.enabled=false")
+			.run((context) -> assertThat(context).doesNotHaveBean("ratelimitHealthIndicator"));
+	}
+
+	@Test
+	void runWhenActuatorMissingThenAbsent() {
+		this.runner.withClassLoader(new FilteredClassLoader(HealthIndicator.class)).run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context).doesNotHaveBean("ratelimitHealthIndicator");
+		});
+	}
+
+	@Test
+	void runWhenLimitingDisabledThenAbsent() {
+		this.runner.withPropertyValues("ratelimit.enabled=false").run((context) -> {
+			assertThat(context).hasNotFailed();
+			assertThat(context).doesNotHaveBean("ratelimitHealthIndicator");
+		});
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	static class SourceConfiguration {
+
+		final AtomicBoolean down = new AtomicBoolean();
+
+		SourceConfiguration(org.springframework.core.env.Environment environment) {
+			this.down.set(environment.getProperty("test.source-down-at-start", Boolean.class, false));
+		}
+
+		@Bean
+		PolicySource testPolicySource() {
+			return () -> {
+				if (this.down.get()) {
+					throw new SQLException("Connection refused");
+				}
+				return List.of(new PolicyRow("d1", "default", null, BigDecimal.TEN, null),
+						new PolicyRow("b1", "default", "acme", BigDecimal.valueOf(-1), null));
+			};
+		}
+
+	}
+
+}
