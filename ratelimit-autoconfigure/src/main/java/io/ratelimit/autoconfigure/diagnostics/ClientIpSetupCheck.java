@@ -16,9 +16,10 @@ import org.springframework.core.env.Environment;
 /**
  * Checks at startup how client addresses reach the limiter, and warns once per problem:
  * <ul>
- * <li>{@link Diagnostic#W002}: a trusted proxy range shorter than /8 (IPv4) or /16
- * (IPv6). Any peer inside it may set the forwarding header, so clients there choose the
- * address they are keyed by: a fresh bucket per request, or someone else's bucket.</li>
+ * <li>{@link Diagnostic#W002}: a trusted proxy range shorter than /8. Any peer inside it
+ * may set the forwarding header, so clients there choose the address they are keyed by: a
+ * fresh bucket per request, or someone else's bucket. /8 is also the IPv6 threshold, so
+ * that the unique-local {@code fd00::/8} that proxies commonly use does not warn.</li>
  * <li>{@link Diagnostic#W003}: {@code server.forward-headers-strategy} is {@code native}
  * (or unset on a cloud platform where Spring Boot then acts as if it were), or
  * {@code framework}. Tomcat's {@code RemoteIpValve} and Spring's
@@ -66,7 +67,7 @@ public class ClientIpSetupCheck implements SmartInitializingSingleton {
 			// Refused at startup by the identity resolver, with a failure analysis.
 			return;
 		}
-		int minimum = range.isIpv6() ? 16 : 8;
+		int minimum = 8;
 		if (range.prefixLength() >= minimum) {
 			return;
 		}
@@ -74,7 +75,7 @@ public class ClientIpSetupCheck implements SmartInitializingSingleton {
 				+ "' (" + range + "), a range wider than /" + minimum + ": any client with an address in it is "
 				+ "believed when it sends " + this.header.headerName() + ", so it can pick the address it is limited by, "
 				+ "taking a fresh bucket per request or draining another client's. List only your proxies' "
-				+ "addresses or narrow ranges (at least /8 for IPv4, /16 for IPv6)."));
+				+ "addresses or narrow ranges."));
 	}
 
 	private void checkForwardHeadersStrategy() {

@@ -147,16 +147,16 @@ class RateLimitDiagnosticsAutoConfigurationTest {
 	void startupWhenTrustedRangeTooWideThenW002OncePerRange(CapturedOutput output) {
 		this.runner
 			.withPropertyValues("ratelimit.client-ip.trusted-proxies=0.0.0.0/0,::/0,10.0.0.0/7,10.0.0.0/8,"
-					+ "2001::/16,2000::/15")
+					+ "fd00::/8,2000::/7")
 			.run((context) -> {
 				assertThat(context).hasNotFailed();
 				assertThat(count(output, Diagnostic.W002)).isEqualTo(4);
 				assertThat(output.getAll()).contains("trusted-proxies contains '0.0.0.0/0'")
 					.contains("trusted-proxies contains '::/0'")
 					.contains("trusted-proxies contains '10.0.0.0/7'")
-					.contains("trusted-proxies contains '2000::/15'")
+					.contains("trusted-proxies contains '2000::/7'")
 					.doesNotContain("contains '10.0.0.0/8'")
-					.doesNotContain("contains '2001::/16'");
+					.doesNotContain("contains 'fd00::/8'");
 			});
 	}
 
