@@ -41,7 +41,14 @@ public enum Diagnostic {
 	 * A policy row names an endpoint template the application does not serve, so the row
 	 * is rejected.
 	 */
-	W006;
+	W006,
+
+	/**
+	 * The database could not be reached at startup to create or upgrade the limiter's
+	 * tables; the built-in policies apply until it can, and the migration is retried
+	 * before each policy load.
+	 */
+	W007;
 
 	/**
 	 * Returns a log message that starts with this code.

@@ -3,6 +3,7 @@ package io.ratelimit.autoconfigure.jpa;
 import java.util.List;
 
 import io.ratelimit.autoconfigure.jpa.model.PolicyRowEntity;
+import io.ratelimit.autoconfigure.migration.SchemaMigration;
 import io.ratelimit.core.identity.ApiKey;
 import io.ratelimit.core.identity.ApiKeyStore;
 import io.ratelimit.core.policy.PolicyRow;
@@ -26,20 +27,26 @@ public class JpaPolicyStore implements PolicySource, ApiKeyStore {
 
 	private final TransactionOperations readOnly;
 
+	private final SchemaMigration migration;
+
 	/**
 	 * Creates a store on a shared entity manager.
 	 * @param entityManager the application's shared entity manager
 	 * @param readOnly runs each read in a read-only transaction
+	 * @param migration the schema migration still owed when the database was down at
+	 * startup
 	 */
-	public JpaPolicyStore(EntityManager entityManager, TransactionOperations readOnly) {
+	public JpaPolicyStore(EntityManager entityManager, TransactionOperations readOnly, SchemaMigration migration) {
 		JpaRepositoryFactory factory = new JpaRepositoryFactory(entityManager);
 		this.policies = factory.getRepository(PolicyRowRepository.class);
 		this.apiKeys = factory.getRepository(ApiKeyRepository.class);
 		this.readOnly = readOnly;
+		this.migration = migration;
 	}
 
 	@Override
 	public List<PolicyRow> load() {
+		this.migration.migrateIfPending();
 		List<PolicyRow> rows = this.readOnly.execute((status) -> this.policies.findAllByOrderByIdAsc()
 			.stream()
 			.map(JpaPolicyStore::toRow)

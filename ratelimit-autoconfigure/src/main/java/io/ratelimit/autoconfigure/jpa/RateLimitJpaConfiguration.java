@@ -1,8 +1,10 @@
 package io.ratelimit.autoconfigure.jpa;
 
+import io.ratelimit.autoconfigure.migration.SchemaMigration;
 import io.ratelimit.core.policy.PolicySource;
 import jakarta.persistence.EntityManagerFactory;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -32,11 +34,13 @@ public class RateLimitJpaConfiguration {
 	@ConditionalOnBean({ EntityManagerFactory.class, PlatformTransactionManager.class })
 	@ConditionalOnMissingBean(PolicySource.class)
 	JpaPolicyStore rateLimitPolicyStore(EntityManagerFactory entityManagerFactory,
-			PlatformTransactionManager transactionManager) {
+			PlatformTransactionManager transactionManager, ObjectProvider<SchemaMigration> migration) {
 		TransactionTemplate readOnly = new TransactionTemplate(transactionManager);
 		readOnly.setReadOnly(true);
 		readOnly.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
-		return new JpaPolicyStore(SharedEntityManagerCreator.createSharedEntityManager(entityManagerFactory), readOnly);
+		return new JpaPolicyStore(SharedEntityManagerCreator.createSharedEntityManager(entityManagerFactory), readOnly,
+				migration.getIfAvailable(() -> () -> {
+				}));
 	}
 
 }

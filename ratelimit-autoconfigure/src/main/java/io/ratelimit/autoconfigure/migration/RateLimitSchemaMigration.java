@@ -6,9 +6,13 @@ import java.sql.SQLException;
 
 import javax.sql.DataSource;
 
+import io.ratelimit.autoconfigure.diagnostics.Diagnostic;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.flywaydb.core.Flyway;
 
 import org.springframework.beans.factory.InitializingBean;
+import org.springframework.jdbc.CannotGetJdbcConnectionException;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 
 /**
@@ -18,7 +22,9 @@ import org.springframework.jdbc.datasource.DataSourceUtils;
  * is the limiter's own, so neither sees the other's migrations. It runs before the
  * application's Flyway and JPA, so application migrations may seed policy rows.
  */
-public class RateLimitSchemaMigration implements InitializingBean {
+public class RateLimitSchemaMigration implements InitializingBean, SchemaMigration {
+
+	private static final Log logger = LogFactory.getLog(RateLimitSchemaMigration.class);
 
 	/** Where the migrations are in the jar (from the top-level {@code db/migration}). */
 	public static final String LOCATION = "classpath:io/ratelimit/db/migration";
@@ -30,13 +36,55 @@ public class RateLimitSchemaMigration implements InitializingBean {
 
 	private boolean migratedEmptySchema;
 
+	private volatile boolean pending;
+
 	public RateLimitSchemaMigration(DataSource dataSource) {
 		this.dataSource = dataSource;
 	}
 
+	/**
+	 * Migrates at startup. An unreachable database does not stop the application: the
+	 * built-in policies apply and the migration is owed until the database answers. Any
+	 * other failure (a migration that does not apply) stops startup, as it should.
+	 */
 	@Override
-	public void afterPropertiesSet() throws SQLException {
-		this.migratedEmptySchema = !hasTables();
+	public void afterPropertiesSet() {
+		boolean reachable;
+		try {
+			this.migratedEmptySchema = !hasTables();
+			reachable = true;
+		}
+		catch (SQLException | CannotGetJdbcConnectionException ex) {
+			reachable = false;
+			this.pending = true;
+			logger.warn(Diagnostic.W007.message("The database could not be reached to create or upgrade the rate "
+					+ "limiter's tables (" + ex.getMessage() + "). The built-in policies (ratelimit.policy.default-rps, "
+					+ "ratelimit.policy.unknown-rps) apply until it can be; the migration is retried before each "
+					+ "policy load."));
+		}
+		if (reachable) {
+			migrate();
+		}
+	}
+
+	@Override
+	public synchronized void migrateIfPending() {
+		if (this.pending) {
+			migrate();
+			this.pending = false;
+			logger.info("Created or upgraded the rate limiter's tables after the database became reachable");
+		}
+	}
+
+	/**
+	 * Returns whether the migration is still owed because the database was unreachable.
+	 * @return whether the tables may not exist yet
+	 */
+	public boolean isPending() {
+		return this.pending;
+	}
+
+	private void migrate() {
 		Flyway.configure()
 			.dataSource(this.dataSource)
 			.locations(LOCATION)
