@@ -1,10 +1,13 @@
 package io.ratelimit.autoconfigure;
 
 import java.io.IOException;
+import java.io.OutputStream;
+import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -16,10 +19,13 @@ import io.ratelimit.autoconfigure.testsupport.TestPostgres;
 import io.ratelimit.core.policy.ReloadablePolicies;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
@@ -37,6 +43,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 		properties = { "ratelimit.client-ip.trusted-proxies=127.0.0.1/32,::1/128",
 				"ratelimit.login.endpoints=POST /api/login=username", "ratelimit.login.max-body-size=1KB",
 				"ratelimit.login.max-json-depth=4", "ratelimit.burst-factor=100" })
+@ExtendWith(OutputCaptureExtension.class)
 @DirtiesContext
 class LoginProtectionEndToEndTest {
 
@@ -158,6 +165,27 @@ class LoginProtectionEndToEndTest {
 		// Another client's unreadable attempts do not share it.
 		assertThat(loginJson(newAddress(), "not json").headers().firstValue("RateLimit"))
 			.hasValue("\"POST /api/login\";r=9;t=10, \"POST /api/login identifier\";r=9;t=10");
+	}
+
+	@Test
+	void loginWhenClientDisconnectsMidBodyThenChargedAsUnreadableAndServerCarriesOn(CapturedOutput output)
+			throws IOException {
+		String from = newAddress();
+		try (Socket socket = new Socket("127.0.0.1", this.port)) {
+			OutputStream out = socket.getOutputStream();
+			out.write(("POST /api/login HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+					+ "X-Forwarded-For: " + from + "\r\nContent-Length: 500\r\n\r\n{\"username\":\"som")
+				.getBytes(StandardCharsets.US_ASCII));
+			out.flush();
+		} // closed with 480 bytes of the body never sent
+
+		// The server served the next request from that client, charged to its unreadable bucket.
+		HttpResponse<String> next = loginJson(from, "garbage");
+		assertThat(next.statusCode()).isEqualTo(200);
+		assertThat(next.headers().firstValue("RateLimit").orElseThrow()).contains("identifier\";r=");
+		// Nothing of the limiter's complains about the broken request.
+		assertThat(output.getAll().lines().filter((line) -> line.contains("ERROR") || line.contains("Exception")))
+			.noneMatch((line) -> line.contains("i.r.") || line.contains("io.ratelimit"));
 	}
 
 	@Test
