@@ -175,6 +175,29 @@ class RateLimitEndToEndTest {
 	}
 
 	@Test
+	void reloadWhenPolicyTableEmptiedThenBuiltInDefaultsNotNoLimit() throws SQLException {
+		sql("CREATE TABLE saved_policies AS SELECT * FROM rate_limit_policy");
+		try {
+			sql("DELETE FROM rate_limit_policy");
+			assertThat(this.policies.reload().succeeded()).isTrue();
+
+			HttpResponse<String> response = get("/api/products");
+
+			assertThat(response.headers().firstValue("RateLimit-Policy")).hasValue("\"default\";q=20;w=2");
+			int admitted = 1;
+			while (admitted < 100 && get("/api/products").statusCode() == 200) {
+				admitted++;
+			}
+			assertThat(admitted).isBetween(20, 25);
+		}
+		finally {
+			sql("INSERT INTO rate_limit_policy SELECT * FROM saved_policies");
+			sql("DROP TABLE saved_policies");
+			this.policies.reload();
+		}
+	}
+
+	@Test
 	void getWhenThousandRandomPathsThenOnlyOneUnknownBucketForTheClient() {
 		long before = this.buckets.stats().entries();
 		int rejected = 0;
