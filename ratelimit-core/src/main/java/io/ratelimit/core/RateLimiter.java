@@ -43,6 +43,8 @@ public final class RateLimiter {
 
 	private final BucketStore buckets;
 
+	private final BucketStore globalBuckets;
+
 	private final TimeSource time;
 
 	private final boolean legacyHeaders;
@@ -50,8 +52,6 @@ public final class RateLimiter {
 	private final boolean rejectUnknownEndpoints;
 
 	private final Map<EndpointTemplate, IdentifierExtractor> sensitiveEndpoints;
-
-	private final DualBucket dualBucket;
 
 	private RateLimiter(Builder builder) {
 		this.endpoints = builder.endpoints;
@@ -61,10 +61,10 @@ public final class RateLimiter {
 		this.keys = (builder.keys != null) ? builder.keys : new BucketKeys(KeyedHasher.withRandomSecret(), false);
 		this.time = builder.time;
 		this.buckets = (builder.buckets != null) ? builder.buckets : LocalBucketStore.create(100_000, builder.time);
+		this.globalBuckets = (builder.globalBuckets != null) ? builder.globalBuckets : this.buckets;
 		this.legacyHeaders = builder.legacyHeaders;
 		this.rejectUnknownEndpoints = builder.rejectUnknownEndpoints;
 		this.sensitiveEndpoints = Map.copyOf(builder.sensitiveEndpoints);
-		this.dualBucket = new DualBucket(this.buckets);
 	}
 
 	/**
@@ -97,10 +97,11 @@ public final class RateLimiter {
 		int weight = this.weights.weightOf(endpoint);
 		BucketLimits limits = policy.limits().withCapacityOfAtLeast(weight);
 		BucketKey client = this.keys.keyFor(endpoint, identity);
+		BucketStore store = policy.isGlobal() ? this.globalBuckets : this.buckets;
 		IdentifierExtractor sensitive = this.sensitiveEndpoints.get(endpoint);
 		List<Quota> quotas = (sensitive == null)
-				? List.of(Quota.of(policy.name(), limits, this.buckets.tryConsume(client, limits, weight)))
-				: this.dualBucket.consume(client, this.keys.identifierKeyFor(endpoint, extract(sensitive, request),
+				? List.of(Quota.of(policy.name(), limits, store.tryConsume(client, limits, weight)))
+				: new DualBucket(store).consume(client, this.keys.identifierKeyFor(endpoint, extract(sensitive, request),
 						identity), policy.name(), limits, weight);
 		return Decision.of(endpoint, policy, quotas, this.legacyHeaders ? this.time.currentTimeMillis() : -1);
 	}
@@ -141,11 +142,19 @@ public final class RateLimiter {
 	}
 
 	/**
-	 * Returns the bucket store.
+	 * Returns the store of local buckets.
 	 * @return the store
 	 */
 	public BucketStore buckets() {
 		return this.buckets;
+	}
+
+	/**
+	 * Returns the store of the buckets of global policies.
+	 * @return the global store, the local one if none was configured
+	 */
+	public BucketStore globalBuckets() {
+		return this.globalBuckets;
 	}
 
 	/**
@@ -165,6 +174,8 @@ public final class RateLimiter {
 		private @Nullable BucketKeys keys;
 
 		private @Nullable BucketStore buckets;
+
+		private @Nullable BucketStore globalBuckets;
 
 		private TimeSource time = TimeSource.system();
 
@@ -218,6 +229,17 @@ public final class RateLimiter {
 		 */
 		public Builder buckets(BucketStore buckets) {
 			this.buckets = Objects.requireNonNull(buckets, "buckets must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets the store for the buckets of global policies, shared by all replicas; by
+		 * default global policies use the local store, as if they were local.
+		 * @param globalBuckets the shared store
+		 * @return this builder
+		 */
+		public Builder globalBuckets(BucketStore globalBuckets) {
+			this.globalBuckets = Objects.requireNonNull(globalBuckets, "globalBuckets must not be null");
 			return this;
 		}
 

@@ -229,6 +229,30 @@ class RateLimiterTest {
 	}
 
 	@Test
+	void evaluateWhenPolicyIsGlobalThenItsBucketsLiveInTheGlobalStore() {
+		PolicySettings settings = PolicySettings.of(new BigDecimal("5"), new BigDecimal("2"), BigDecimal.valueOf(2));
+		ReloadablePolicies policies = new ReloadablePolicies(
+				() -> List.of(new PolicyRow("1", "GET /api/reports/*", null, BigDecimal.TEN, null, "GLOBAL")), settings,
+				this.time);
+		policies.reload();
+		LocalBucketStore local = LocalBucketStore.create(100, this.time);
+		LocalBucketStore global = LocalBucketStore.create(100, this.time);
+		RateLimiter limiter = RateLimiter.builder(ENDPOINTS, policies)
+			.buckets(local)
+			.globalBuckets(global)
+			.timeSource(this.time)
+			.build();
+
+		limiter.evaluate(TestRequest.get("/api/reports/1"));
+		assertThat(global.stats().entries()).isEqualTo(1);
+		assertThat(local.stats().entries()).isZero();
+
+		limiter.evaluate(TestRequest.get("/api/products"));
+		assertThat(local.stats().entries()).isEqualTo(1);
+		assertThat(global.stats().entries()).isEqualTo(1);
+	}
+
+	@Test
 	void buildWhenWeightExceedsBuiltInCapacityThenConfigurationError() {
 		PolicySettings settings = PolicySettings.of(BigDecimal.ONE, BigDecimal.ONE, BigDecimal.ONE);
 		ReloadablePolicies policies = new ReloadablePolicies(List::of, settings, this.time);

@@ -63,7 +63,7 @@ public class JpaPolicyStore implements PolicySource, ApiKeyStore {
 
 	private static PolicyRow toRow(PolicyRowEntity entity) {
 		return new PolicyRow(String.valueOf(entity.getId()), entity.getEndpoint(), entity.getProjectId(),
-				entity.getRpsLimit(), entity.getMode());
+				entity.getRpsLimit(), entity.getMode(), entity.getScope());
 	}
 
 }

@@ -15,11 +15,12 @@ import org.jspecify.annotations.Nullable;
  * @param tenant the tenant, {@code null} for a global policy
  * @param rps the sustained rate in requests per second
  * @param mode what happens to requests over the limit
+ * @param scope where the policy's buckets live
  * @param limits the bucket shape: capacity {@code beta * rps}, refill {@code rps}
  * @param origin where the policy comes from: {@code row <id>} or {@code built-in}
  */
 public record Policy(EndpointTemplate endpoint, @Nullable String tenant, BigDecimal rps, PolicyMode mode,
-		BucketLimits limits, String origin) {
+		PolicyScope scope, BucketLimits limits, String origin) {
 
 	/** The origin of the policies that apply when the table has no row. */
 	public static final String BUILT_IN = "built-in";
@@ -28,6 +29,7 @@ public record Policy(EndpointTemplate endpoint, @Nullable String tenant, BigDeci
 		Objects.requireNonNull(endpoint, "endpoint must not be null");
 		Objects.requireNonNull(rps, "rps must not be null");
 		Objects.requireNonNull(mode, "mode must not be null");
+		Objects.requireNonNull(scope, "scope must not be null");
 		Objects.requireNonNull(limits, "limits must not be null");
 		Objects.requireNonNull(origin, "origin must not be null");
 	}
@@ -38,6 +40,14 @@ public record Policy(EndpointTemplate endpoint, @Nullable String tenant, BigDeci
 	 */
 	public String name() {
 		return this.endpoint.toString();
+	}
+
+	/**
+	 * Returns whether the policy's buckets are shared by all replicas.
+	 * @return whether the scope is global
+	 */
+	public boolean isGlobal() {
+		return this.scope == PolicyScope.GLOBAL;
 	}
 
 	/**

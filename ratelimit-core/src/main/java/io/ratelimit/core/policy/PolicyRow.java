@@ -15,12 +15,26 @@ import org.jspecify.annotations.Nullable;
  * @param rpsLimit requests per second; fractions allowed, e.g. {@code 0.083333} for 5 per
  * minute
  * @param mode {@code ENFORCE}, {@code SHADOW} or {@code OFF}; {@code null} means enforce
+ * @param scope {@code LOCAL} or {@code GLOBAL}; {@code null} means local
  */
 public record PolicyRow(String id, @Nullable String endpoint, @Nullable String tenant, @Nullable BigDecimal rpsLimit,
-		@Nullable String mode) {
+		@Nullable String mode, @Nullable String scope) {
 
 	public PolicyRow {
 		Objects.requireNonNull(id, "id must not be null");
+	}
+
+	/**
+	 * Creates a row of local scope.
+	 * @param id the row's identifier
+	 * @param endpoint the endpoint template
+	 * @param tenant the tenant, {@code null} for a global policy
+	 * @param rpsLimit requests per second
+	 * @param mode the mode, {@code null} means enforce
+	 */
+	public PolicyRow(String id, @Nullable String endpoint, @Nullable String tenant, @Nullable BigDecimal rpsLimit,
+			@Nullable String mode) {
+		this(id, endpoint, tenant, rpsLimit, mode, null);
 	}
 
 }

@@ -60,7 +60,8 @@ final class PolicyRowValidator {
 		EndpointTemplate endpoint = EndpointTemplate.parse(row.endpoint());
 		BigDecimal rps = Objects.requireNonNull(row.rpsLimit());
 		PolicyMode mode = Objects.requireNonNull(PolicyMode.parse(row.mode()));
-		Policy policy = new Policy(endpoint, row.tenant(), rps, mode,
+		PolicyScope scope = Objects.requireNonNull(PolicyScope.parse(row.scope()));
+		Policy policy = new Policy(endpoint, row.tenant(), rps, mode, scope,
 				BucketLimits.of(rps, this.settings.burstFactor(), 1), "row " + row.id());
 		keepStricter(new Accepted(row, policy));
 	}
@@ -95,6 +96,9 @@ final class PolicyRowValidator {
 		}
 		if (PolicyMode.parse(row.mode()) == null) {
 			return "mode must be ENFORCE, SHADOW or OFF, but was '" + row.mode() + "'";
+		}
+		if (PolicyScope.parse(row.scope()) == null) {
+			return "scope must be LOCAL or GLOBAL, but was '" + row.scope() + "'";
 		}
 		return null;
 	}

@@ -183,8 +183,8 @@ public final class PolicySnapshot {
 	}
 
 	private static Policy builtIn(EndpointTemplate endpoint, BigDecimal rps, PolicySettings settings) {
-		return new Policy(endpoint, null, rps, PolicyMode.ENFORCE, BucketLimits.of(rps, settings.burstFactor(), 1),
-				Policy.BUILT_IN);
+		return new Policy(endpoint, null, rps, PolicyMode.ENFORCE, PolicyScope.LOCAL,
+				BucketLimits.of(rps, settings.burstFactor(), 1), Policy.BUILT_IN);
 	}
 
 	/**

@@ -58,6 +58,19 @@ class PolicyValidationTest {
 	}
 
 	@Test
+	void ofWhenScopeUnknownThenRejectedAndKnownScopesParsed() {
+		PolicySnapshot snapshot = PolicySnapshot.of(List.of(
+				new PolicyRow("1", "GET /api/users/*", null, BigDecimal.ONE, null, "REGIONAL"),
+				new PolicyRow("2", "GET /api/users/*", "acme", BigDecimal.ONE, null, " global "),
+				new PolicyRow("3", "default", null, BigDecimal.ONE, null, null)), SETTINGS, 1, Instant.EPOCH);
+
+		assertThat(snapshot.rejected()).singleElement()
+			.satisfies((rejected) -> assertThat(rejected.reason()).isEqualTo("scope must be LOCAL or GLOBAL, but was 'REGIONAL'"));
+		assertThat(snapshot.resolve(USERS, "acme").scope()).isEqualTo(PolicyScope.GLOBAL);
+		assertThat(snapshot.resolve(USERS, null).scope()).isEqualTo(PolicyScope.LOCAL);
+	}
+
+	@Test
 	void ofWhenTemplateUnknownToApplicationThenRejected() {
 		PolicySettings settings = SETTINGS.withKnownEndpoints(USERS::equals);
 		PolicyRow typo = new PolicyRow("1", "GET /api/user/*", null, BigDecimal.ONE, null);

@@ -31,6 +31,9 @@ public class PolicyRowEntity {
 	@Column(name = "mode")
 	private @Nullable String mode;
 
+	@Column(name = "scope")
+	private @Nullable String scope;
+
 	protected PolicyRowEntity() {
 	}
 
@@ -52,6 +55,10 @@ public class PolicyRowEntity {
 
 	public @Nullable String getMode() {
 		return this.mode;
+	}
+
+	public @Nullable String getScope() {
+		return this.scope;
 	}
 
 }
