@@ -129,6 +129,7 @@ class RateLimitActuatorEndToEndTest {
 		assertThat(absent(products.path("tenant"))).isTrue();
 		assertThat(rps(products)).isEqualByComparingTo("2");
 		assertThat(products.path("mode").asText()).isEqualTo("ENFORCE");
+		assertThat(products.path("scope").asText()).isEqualTo("LOCAL");
 		assertThat(products.path("origin").asText()).startsWith("row ");
 		assertThat(body.path("unknownPolicy").path("origin").asText()).isEqualTo("built-in");
 		assertThat(absent(body.path("lastFailure"))).isTrue();

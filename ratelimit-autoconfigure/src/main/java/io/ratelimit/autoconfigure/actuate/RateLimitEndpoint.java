@@ -209,14 +209,15 @@ public class RateLimitEndpoint {
 	 * @param tenant the tenant ({@code project_id}), {@code null} for a global policy
 	 * @param rps the rate in requests per second, as exact decimal text
 	 * @param mode {@code ENFORCE}, {@code SHADOW} or {@code OFF}
+	 * @param scope {@code LOCAL} or {@code GLOBAL}
 	 * @param origin {@code row <id>} or {@code built-in}
 	 */
 	public record PolicyDescriptor(String endpoint, @Nullable String tenant, String rps,
-			String mode, String origin) {
+			String mode, String scope, String origin) {
 
 		static PolicyDescriptor of(Policy policy) {
 			return new PolicyDescriptor(policy.endpoint().toString(), policy.tenant(), policy.rps().toPlainString(),
-					policy.mode().name(), policy.origin());
+					policy.mode().name(), policy.scope().name(), policy.origin());
 		}
 
 	}
