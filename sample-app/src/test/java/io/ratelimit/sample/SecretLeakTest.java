@@ -90,9 +90,11 @@ class SecretLeakTest {
 		secrets.put("JWT secret", this.jwtSecret);
 		secrets.put("API-key hash secret", this.apiKeyHashSecret);
 
-		// A failed login (401), then alice's login under the acme key's own budget (200),
-		// then another attempt from the address, over the login policy's budget (429).
-		check(secrets, "failed login", login(http, "alice", "not-" + LOGIN_PASSWORD, null));
+		// A failed login for another account (401), then alice's login under the acme key's
+		// own budget (200), then another attempt from the address, over the login policy's
+		// budget and alice's (429). Login protection charges each account too, so the failed
+		// attempt must not name alice, or her own login would find her account's bucket spent.
+		check(secrets, "failed login", login(http, "mallory", "not-" + LOGIN_PASSWORD, null));
 		RawExchange.Response login = login(http, "alice", LOGIN_PASSWORD, "demo-acme-key-0001");
 		assertThat(login.status()).isEqualTo(200);
 		String token = login.body().replaceAll(".*\"access_token\":\"([^\"]+)\".*", "$1");
