@@ -1,6 +1,7 @@
 package io.ratelimit.autoconfigure.redis;
 
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 
 import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import io.lettuce.core.ClientOptions;
@@ -62,7 +63,7 @@ public class RateLimitRedisAutoConfiguration {
 
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
-	RedisBucketStore rateLimitRedisBucketStore(RateLimitProperties properties, Environment environment,
+	RedisGlobalBuckets rateLimitRedisGlobalBuckets(RateLimitProperties properties, Environment environment,
 			ObjectProvider<RedisConnectionDetails> connectionDetails) {
 		if (properties.getKeySecret() == null || properties.getKeySecret().isBlank()) {
 			throw new InvalidRateLimitPropertyException("ratelimit.key-secret",
@@ -75,25 +76,27 @@ public class RateLimitRedisAutoConfiguration {
 		RedisURI uri = RedisUris.of(connectionDetails.getIfAvailable(),
 				Binder.get(environment).bindOrCreate("spring.data.redis", RedisProperties.class));
 		uri.setTimeout(timeout);
-		return new RedisBucketStore(client(uri, timeout), redis.getKeyPrefix(), timeout,
-				properties.getBuckets().getMaximumEntries(), TimeSource.system());
-	}
-
-	@Bean
-	@ConditionalOnMissingBean
-	FailoverBucketStore rateLimitRedisFailover(RedisBucketStore redisBuckets, RateLimitProperties properties) {
-		RateLimitProperties.Redis redis = properties.getRedis();
 		InvalidRateLimitPropertyException.check("ratelimit.redis.cooldown", () -> positive(redis.getCooldown()));
 		LocalBucketStore local = LocalBucketStore.create(properties.getBuckets().getMaximumEntries());
-		return InvalidRateLimitPropertyException.check("ratelimit.redis.failure-threshold",
-				() -> new FailoverBucketStore(redisBuckets, redis.getFailureMode(), local,
-						redis.getFailureThreshold(), redis.getCooldown(), TimeSource.system()));
+		RedisBucketStore remote = new RedisBucketStore(client(uri, timeout), redis.getKeyPrefix(), timeout,
+				properties.getBuckets().getMaximumEntries(), TimeSource.system());
+		try {
+			// Connect ahead of the first request, without delaying startup or failing it.
+			CompletableFuture.runAsync(remote::connect);
+			return new RedisGlobalBuckets(remote, InvalidRateLimitPropertyException.check(
+					"ratelimit.redis.failure-threshold", () -> new FailoverBucketStore(remote, redis.getFailureMode(),
+							local, redis.getFailureThreshold(), redis.getCooldown(), TimeSource.system())));
+		}
+		catch (RuntimeException ex) {
+			remote.close();
+			throw ex;
+		}
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	GlobalBucketStore rateLimitGlobalBucketStore(FailoverBucketStore buckets) {
-		return new GlobalBucketStore(buckets);
+	GlobalBucketStore rateLimitGlobalBucketStore(RedisGlobalBuckets buckets) {
+		return new GlobalBucketStore(buckets.failover());
 	}
 
 	private static RedisClient client(RedisURI uri, Duration timeout) {
@@ -126,8 +129,8 @@ public class RateLimitRedisAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		RedisBucketStoreMetrics rateLimitRedisMetrics(FailoverBucketStore buckets) {
-			return new RedisBucketStoreMetrics(buckets);
+		RedisBucketStoreMetrics rateLimitRedisMetrics(RedisGlobalBuckets buckets) {
+			return new RedisBucketStoreMetrics(buckets.failover());
 		}
 
 	}
@@ -139,8 +142,8 @@ public class RateLimitRedisAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean(name = "ratelimitRedisHealthIndicator")
-		RedisBucketStoreHealthIndicator ratelimitRedisHealthIndicator(FailoverBucketStore buckets) {
-			return new RedisBucketStoreHealthIndicator(buckets);
+		RedisBucketStoreHealthIndicator ratelimitRedisHealthIndicator(RedisGlobalBuckets buckets) {
+			return new RedisBucketStoreHealthIndicator(buckets.failover());
 		}
 
 	}

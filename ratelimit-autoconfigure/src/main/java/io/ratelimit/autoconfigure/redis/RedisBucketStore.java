@@ -159,13 +159,28 @@ final class RedisBucketStore implements BucketStore, AutoCloseable {
 		return this.lastVersion.updateAndGet((last) -> Math.max(last + 1, now));
 	}
 
+	/**
+	 * Opens the connection now if it is not open, so that the first request does not pay
+	 * for it (connecting the first time takes longer than the request timeout allows).
+	 * @return whether the connection is open
+	 */
+	boolean connect() {
+		try {
+			connected();
+			return true;
+		}
+		catch (RuntimeException ex) {
+			return false;
+		}
+	}
+
 	private Connected connected() {
 		Connected current = this.connected;
 		if (current == null) {
 			synchronized (this) {
 				current = this.connected;
 				if (current == null) {
-					current = connect();
+					current = open();
 					this.connected = current;
 				}
 			}
@@ -173,7 +188,7 @@ final class RedisBucketStore implements BucketStore, AutoCloseable {
 		return current;
 	}
 
-	private Connected connect() {
+	private Connected open() {
 		StatefulRedisConnection<byte[], byte[]> connection = this.client.connect(ByteArrayCodec.INSTANCE);
 		ProxyManager<byte[]> proxies = Bucket4jLettuce.casBasedBuilder(connection)
 			.clientClock(wallClock(this.time))
