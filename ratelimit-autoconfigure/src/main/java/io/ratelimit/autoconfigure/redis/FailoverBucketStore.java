@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
 import io.ratelimit.autoconfigure.RateLimitProperties.RedisFailureMode;
+import io.ratelimit.autoconfigure.diagnostics.Diagnostic;
 import io.ratelimit.core.TimeSource;
 import io.ratelimit.core.bucket.BucketKey;
 import io.ratelimit.core.bucket.BucketLimits;
@@ -200,9 +201,9 @@ public final class FailoverBucketStore implements BucketStore {
 			long until = this.time.nanoTime() + this.cooldownNanos;
 			this.coolingDownUntil = (until != 0) ? until : 1;
 			if (starting) {
-				logger.warn("Redis failed " + failures + " times in a row (" + this.lastFailure + "); global rate limits "
+				logger.warn(Diagnostic.W008.message("Redis failed " + failures + " times in a row (" + this.lastFailure + "); global rate limits "
 						+ "are decided by ratelimit.redis.failure-mode=" + this.mode.name().toLowerCase(Locale.ROOT) + " and Redis "
-						+ "is tried again every " + Duration.ofNanos(this.cooldownNanos).toMillis() + " ms");
+						+ "is tried again every " + Duration.ofNanos(this.cooldownNanos).toMillis() + " ms"));
 			}
 		}
 	}
