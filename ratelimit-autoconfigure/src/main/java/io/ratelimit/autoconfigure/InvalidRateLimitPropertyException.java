@@ -25,6 +25,17 @@ public class InvalidRateLimitPropertyException extends IllegalArgumentException 
 	}
 
 	/**
+	 * Creates an exception for a value that is missing or wrong in itself.
+	 * @param property the full property name
+	 * @param reason what is wrong with its value, without echoing secrets
+	 */
+	public InvalidRateLimitPropertyException(String property, String reason) {
+		super("Invalid value for '" + property + "': " + reason);
+		this.property = property;
+		this.reason = reason;
+	}
+
+	/**
 	 * Returns the value a setting builds, turning a failure into an exception that names the
 	 * property.
 	 * @param <T> the type built
@@ -32,7 +43,7 @@ public class InvalidRateLimitPropertyException extends IllegalArgumentException 
 	 * @param build builds the value; throws {@link IllegalArgumentException} if it is wrong
 	 * @return the built value
 	 */
-	static <T> T check(String property, Supplier<T> build) {
+	public static <T> T check(String property, Supplier<T> build) {
 		try {
 			return build.get();
 		}

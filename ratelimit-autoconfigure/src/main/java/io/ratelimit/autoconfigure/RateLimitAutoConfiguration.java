@@ -132,7 +132,7 @@ public class RateLimitAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimiter rateLimiter(RateLimitProperties properties, EndpointResolver endpoints, ReloadablePolicies policies,
-			IdentityResolver identities, BucketStore buckets) {
+			IdentityResolver identities, BucketStore buckets, ObjectProvider<GlobalBucketStore> globalBuckets) {
 		String secret = properties.getKeySecret();
 		KeyedHasher hasher = (secret != null)
 				? InvalidRateLimitPropertyException.check("ratelimit.key-secret", () -> KeyedHasher.withSecret(secret))
@@ -146,6 +146,7 @@ public class RateLimitAutoConfiguration {
 			.weights(weights)
 			.legacyHeaders(properties.isLegacyHeaders())
 			.rejectUnknownEndpoints(properties.getUnknownEndpoint() == RateLimitProperties.UnknownEndpoint.REJECT);
+		globalBuckets.ifAvailable((global) -> builder.globalBuckets(global.store()));
 		InvalidRateLimitPropertyException.check("ratelimit.login.endpoints",
 				() -> LoginEndpoints.register(properties.getLogin(), builder));
 		return InvalidRateLimitPropertyException.check("ratelimit.weights", builder::build);

@@ -73,6 +73,8 @@ public class RateLimitProperties {
 
 	private final Login login = new Login();
 
+	private final Redis redis = new Redis();
+
 	public boolean isEnabled() {
 		return this.enabled;
 	}
@@ -159,6 +161,10 @@ public class RateLimitProperties {
 
 	public Login getLogin() {
 		return this.login;
+	}
+
+	public Redis getRedis() {
+		return this.redis;
 	}
 
 	/**
@@ -479,6 +485,109 @@ public class RateLimitProperties {
 		public void setMaxJsonDepth(int maxJsonDepth) {
 			this.maxJsonDepth = maxJsonDepth;
 		}
+
+	}
+
+	public static class Redis {
+
+		/**
+		 * Whether global policies use buckets in Redis when the application has Redis
+		 * connection settings (spring.data.redis.*).
+		 */
+		private boolean enabled = true;
+
+		/**
+		 * Prefix of the limiter's keys in Redis.
+		 */
+		private String keyPrefix = "ratelimit:";
+
+		/**
+		 * Longest wait for one Redis command (and for connecting) before the decision is
+		 * taken as the failure mode says.
+		 */
+		private Duration timeout = Duration.ofMillis(100);
+
+		/**
+		 * What global policies do while Redis cannot be used: 'local' falls back to
+		 * per-replica buckets at the same policy, 'open' admits, 'closed' refuses with 429.
+		 */
+		private RedisFailureMode failureMode = RedisFailureMode.LOCAL;
+
+		/**
+		 * Consecutive Redis failures after which the limiter stops calling Redis for the
+		 * cooldown.
+		 */
+		private int failureThreshold = 3;
+
+		/**
+		 * How long the limiter leaves Redis alone after repeated failures before one request
+		 * tries it again.
+		 */
+		private Duration cooldown = Duration.ofSeconds(5);
+
+		public boolean isEnabled() {
+			return this.enabled;
+		}
+
+		public void setEnabled(boolean enabled) {
+			this.enabled = enabled;
+		}
+
+		public String getKeyPrefix() {
+			return this.keyPrefix;
+		}
+
+		public void setKeyPrefix(String keyPrefix) {
+			this.keyPrefix = keyPrefix;
+		}
+
+		public Duration getTimeout() {
+			return this.timeout;
+		}
+
+		public void setTimeout(Duration timeout) {
+			this.timeout = timeout;
+		}
+
+		public RedisFailureMode getFailureMode() {
+			return this.failureMode;
+		}
+
+		public void setFailureMode(RedisFailureMode failureMode) {
+			this.failureMode = failureMode;
+		}
+
+		public int getFailureThreshold() {
+			return this.failureThreshold;
+		}
+
+		public void setFailureThreshold(int failureThreshold) {
+			this.failureThreshold = failureThreshold;
+		}
+
+		public Duration getCooldown() {
+			return this.cooldown;
+		}
+
+		public void setCooldown(Duration cooldown) {
+			this.cooldown = cooldown;
+		}
+
+	}
+
+	/**
+	 * What the buckets of global policies do while Redis cannot be used.
+	 */
+	public enum RedisFailureMode {
+
+		/** Fall back to per-replica buckets at the same policy: k replicas admit up to k times the limit. */
+		LOCAL,
+
+		/** Admit every request. */
+		OPEN,
+
+		/** Refuse every request with 429, Retry-After until Redis is tried again. */
+		CLOSED
 
 	}
 

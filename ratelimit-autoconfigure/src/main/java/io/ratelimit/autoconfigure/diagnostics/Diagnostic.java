@@ -48,7 +48,14 @@ public enum Diagnostic {
 	 * tables; the built-in policies apply until it can, and the migration is retried
 	 * before each policy load.
 	 */
-	W007;
+	W007,
+
+	/**
+	 * Redis, the store of global policies, failed repeatedly: until it answers again
+	 * (tried once per cooldown), global policies are decided by
+	 * {@code ratelimit.redis.failure-mode}.
+	 */
+	W008;
 
 	/**
 	 * Returns a log message that starts with this code.

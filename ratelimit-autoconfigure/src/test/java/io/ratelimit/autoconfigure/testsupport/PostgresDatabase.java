@@ -81,4 +81,12 @@ public final class PostgresDatabase implements BeforeAllCallback {
 		return this.url;
 	}
 
+	public String user() {
+		return this.user;
+	}
+
+	public String password() {
+		return this.password;
+	}
+
 }

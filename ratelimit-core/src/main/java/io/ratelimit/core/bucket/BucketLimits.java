@@ -154,7 +154,12 @@ public final class BucketLimits {
 		return (long) Math.ceil((double) units * this.refillPeriodNanos / this.capacityUnits);
 	}
 
-	BucketConfiguration configuration() {
+	/**
+	 * Returns this shape as a Bucket4j configuration (one greedy bandwidth counted in
+	 * units), for stores built on Bucket4j outside this package.
+	 * @return the configuration
+	 */
+	public BucketConfiguration configuration() {
 		return this.configuration;
 	}
 

@@ -19,21 +19,26 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The behaviour every {@link BucketStore} must have. Each implementation's test extends
- * this class, so all stores are held to one contract.
+ * this class, so all stores are held to one contract; it is published in this module's
+ * test jar for the stores of other modules.
  */
-abstract class BucketStoreContract {
+public abstract class BucketStoreContract {
 
 	/** 10 requests per second, burst factor 2: capacity 20. */
-	static final BucketLimits TEN_PER_SECOND = BucketLimits.of(BigDecimal.TEN, BigDecimal.valueOf(2), 1);
+	protected static final BucketLimits TEN_PER_SECOND = BucketLimits.of(BigDecimal.TEN, BigDecimal.valueOf(2), 1);
 
-	final FakeTimeSource time = new FakeTimeSource();
+	/** The clock every store under test must refill by; it moves only when a test says. */
+	protected final FakeTimeSource time = new FakeTimeSource();
 
 	/**
 	 * Returns a new, empty store on {@link #time}.
+	 * @param maximumEntries the most buckets the store may hold, for stores that bound
+	 * their entries themselves
+	 * @return the store
 	 */
-	abstract BucketStore newStore(long maximumEntries);
+	protected abstract BucketStore newStore(long maximumEntries);
 
-	static BucketKey key(long n) {
+	protected static BucketKey key(long n) {
 		return new BucketKey(n, ~n);
 	}
 

@@ -12,7 +12,7 @@ import static org.assertj.core.api.Assertions.assertThatIllegalArgumentException
 class LocalBucketStoreTest extends BucketStoreContract {
 
 	@Override
-	BucketStore newStore(long maximumEntries) {
+	protected BucketStore newStore(long maximumEntries) {
 		return LocalBucketStore.create(maximumEntries, this.time);
 	}
 

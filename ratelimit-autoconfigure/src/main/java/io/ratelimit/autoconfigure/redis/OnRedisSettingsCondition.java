@@ -1,0 +1,45 @@
+package io.ratelimit.autoconfigure.redis;
+
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
+import org.springframework.boot.autoconfigure.data.redis.RedisConnectionDetails;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.ConfigurationCondition;
+import org.springframework.core.env.Environment;
+import org.springframework.core.type.AnnotatedTypeMetadata;
+
+/**
+ * Matches when {@code ratelimit.redis.enabled} is not {@code false} and the application says
+ * where Redis is: a {@code spring.data.redis} url, host, port, sentinel or cluster setting, or a
+ * {@link RedisConnectionDetails} bean. Redis's default address alone does not switch global
+ * buckets on.
+ */
+class OnRedisSettingsCondition extends SpringBootCondition implements ConfigurationCondition {
+
+	private static final String[] SETTINGS = { "spring.data.redis.url", "spring.data.redis.host",
+			"spring.data.redis.port", "spring.data.redis.sentinel.master", "spring.data.redis.cluster.nodes" };
+
+	@Override
+	public ConfigurationPhase getConfigurationPhase() {
+		return ConfigurationPhase.REGISTER_BEAN;
+	}
+
+	@Override
+	public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+		Environment environment = context.getEnvironment();
+		if (!environment.getProperty("ratelimit.redis.enabled", Boolean.class, true)) {
+			return ConditionOutcome.noMatch("ratelimit.redis.enabled is false");
+		}
+		for (String setting : SETTINGS) {
+			if (environment.containsProperty(setting)) {
+				return ConditionOutcome.match(setting + " is set");
+			}
+		}
+		if (context.getBeanFactory() != null
+				&& context.getBeanFactory().getBeanNamesForType(RedisConnectionDetails.class, true, false).length > 0) {
+			return ConditionOutcome.match("found a RedisConnectionDetails bean");
+		}
+		return ConditionOutcome.noMatch("no spring.data.redis connection setting and no RedisConnectionDetails bean");
+	}
+
+}

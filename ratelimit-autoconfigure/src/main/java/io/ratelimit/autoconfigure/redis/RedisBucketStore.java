@@ -1,0 +1,240 @@
+package io.ratelimit.autoconfigure.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import io.github.bucket4j.ConsumptionProbe;
+import io.github.bucket4j.TimeMeter;
+import io.github.bucket4j.TokensInheritanceStrategy;
+import io.github.bucket4j.distributed.BucketProxy;
+import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
+import io.github.bucket4j.distributed.proxy.ProxyManager;
+import io.github.bucket4j.distributed.proxy.optimization.Optimizations;
+import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
+import io.ratelimit.core.TimeSource;
+import io.ratelimit.core.bucket.BucketKey;
+import io.ratelimit.core.bucket.BucketLimits;
+import io.ratelimit.core.bucket.BucketStore;
+import io.ratelimit.core.bucket.BucketStoreStats;
+import io.ratelimit.core.bucket.Consumption;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A {@link BucketStore} in Redis, shared by every replica that uses the same Redis, key
+ * prefix and key secret: Bucket4j's compare-and-swap proxy manager over Lettuce.
+ * <p>
+ * A Redis key is the prefix and the 32 hex digits of the {@link BucketKey}, itself a keyed
+ * hash, so nothing in Redis names a client. A key expires when its bucket would be full
+ * again, when forgetting it loses nothing.
+ * <p>
+ * Bucket proxies are kept for recently used keys so that Bucket4j's batching combines the
+ * concurrent requests of a hot key into one compare-and-swap. A policy change reaches
+ * existing buckets through Bucket4j's implicit configuration replacement; the version of a
+ * shape is the wall-clock time this process first used it, so the newest shape any replica
+ * has seen wins and tokens are kept ({@link TokensInheritanceStrategy#AS_IS}).
+ * <p>
+ * Every failure (Redis down, timeout) is thrown as a {@link RuntimeException}; deciding what
+ * then happens is the job of {@link FailoverBucketStore}. The connection is opened on first
+ * use, so an application starts while Redis is down, and Lettuce reconnects by itself.
+ */
+final class RedisBucketStore implements BucketStore, AutoCloseable {
+
+	/**
+	 * How long a key outlives the moment its bucket is full again: a margin for replicas
+	 * whose clocks disagree a little, since each writes bucket times by its own clock.
+	 */
+	private static final Duration KEEP_AFTER_FULL = Duration.ofSeconds(1);
+
+	private static final HexFormat HEX = HexFormat.of();
+
+	private final RedisClient client;
+
+	private final byte[] prefix;
+
+	private final Duration timeout;
+
+	private final TimeSource time;
+
+	private final Cache<BucketKey, RemoteBucket> buckets;
+
+	private final Cache<BucketLimits, Long> versions = Caffeine.newBuilder().maximumSize(10_000).build();
+
+	private final AtomicLong lastVersion = new AtomicLong();
+
+	private volatile @Nullable Connected connected;
+
+	/**
+	 * Creates a store; connects on first use.
+	 * @param client the Lettuce client; the store owns it and its resources, and shuts both
+	 * down when closed
+	 * @param keyPrefix the prefix of every key
+	 * @param timeout the longest wait for one Redis request
+	 * @param maximumProxies the most bucket proxies kept for reuse
+	 * @param time the wall clock buckets refill by; every replica's must agree
+	 */
+	RedisBucketStore(RedisClient client, String keyPrefix, Duration timeout, long maximumProxies, TimeSource time) {
+		this.client = Objects.requireNonNull(client, "client must not be null");
+		this.prefix = Objects.requireNonNull(keyPrefix, "keyPrefix must not be null").getBytes(StandardCharsets.UTF_8);
+		this.timeout = Objects.requireNonNull(timeout, "timeout must not be null");
+		this.time = Objects.requireNonNull(time, "time must not be null");
+		this.buckets = Caffeine.newBuilder()
+			.maximumSize(maximumProxies)
+			.expireAfterAccess(1, TimeUnit.MINUTES)
+			.recordStats()
+			.build();
+	}
+
+	@Override
+	public Consumption tryConsume(BucketKey key, BucketLimits limits, long tokens) {
+		if (tokens < 1) {
+			throw new IllegalArgumentException("At least one token must be consumed, but was " + tokens);
+		}
+		ConsumptionProbe probe = bucket(key, limits)
+			.tryConsumeAndReturnRemaining(Math.multiplyExact(tokens, BucketLimits.UNITS_PER_TOKEN));
+		return new Consumption(probe.isConsumed(), probe.getRemainingTokens(),
+				probe.isConsumed() ? 0 : probe.getNanosToWaitForRefill());
+	}
+
+	@Override
+	public void refund(BucketKey key, BucketLimits limits, long tokens) {
+		if (tokens > 0) {
+			// addTokens caps at capacity, so a refund can never create tokens.
+			bucket(key, limits).addTokens(Math.multiplyExact(tokens, BucketLimits.UNITS_PER_TOKEN));
+		}
+	}
+
+	/**
+	 * Returns the buckets this replica has used in the last minute (their proxies) and the
+	 * proxies dropped; the buckets themselves live in Redis, which expires them.
+	 */
+	@Override
+	public BucketStoreStats stats() {
+		this.buckets.cleanUp();
+		return new BucketStoreStats(this.buckets.estimatedSize(), this.buckets.stats().evictionCount());
+	}
+
+	/**
+	 * Returns the Redis key of a bucket.
+	 * @param key the bucket key
+	 * @return the prefix followed by the key in hex
+	 */
+	byte[] redisKey(BucketKey key) {
+		byte[] redisKey = Arrays.copyOf(this.prefix, this.prefix.length + 32);
+		byte[] hex = (HEX.toHexDigits(key.high()) + HEX.toHexDigits(key.low())).getBytes(StandardCharsets.US_ASCII);
+		System.arraycopy(hex, 0, redisKey, this.prefix.length, 32);
+		return redisKey;
+	}
+
+	private BucketProxy bucket(BucketKey key, BucketLimits limits) {
+		RemoteBucket bucket = this.buckets.getIfPresent(key);
+		if (bucket == null || !bucket.limits().equals(limits)) {
+			bucket = this.buckets.asMap().compute(key, (k, current) -> (current != null && current.limits().equals(limits))
+					? current : newBucket(k, limits));
+		}
+		return bucket.proxy();
+	}
+
+	private RemoteBucket newBucket(BucketKey key, BucketLimits limits) {
+		long version = this.versions.get(limits, (shape) -> nextVersion());
+		BucketProxy proxy = connected().proxies()
+			.builder()
+			.withOptimization(Optimizations.batching())
+			.withImplicitConfigurationReplacement(version, TokensInheritanceStrategy.AS_IS)
+			.build(redisKey(key), limits::configuration);
+		return new RemoteBucket(limits, proxy);
+	}
+
+	private long nextVersion() {
+		long now = this.time.currentTimeMillis();
+		return this.lastVersion.updateAndGet((last) -> Math.max(last + 1, now));
+	}
+
+	/**
+	 * Opens the connection now if it is not open, so that the first request does not pay
+	 * for it (connecting the first time takes longer than the request timeout allows).
+	 * @return whether the connection is open
+	 */
+	boolean connect() {
+		try {
+			connected();
+			return true;
+		}
+		catch (RuntimeException ex) {
+			return false;
+		}
+	}
+
+	private Connected connected() {
+		Connected current = this.connected;
+		if (current == null) {
+			synchronized (this) {
+				current = this.connected;
+				if (current == null) {
+					current = open();
+					this.connected = current;
+				}
+			}
+		}
+		return current;
+	}
+
+	private Connected open() {
+		StatefulRedisConnection<byte[], byte[]> connection = this.client.connect(ByteArrayCodec.INSTANCE);
+		ProxyManager<byte[]> proxies = Bucket4jLettuce.casBasedBuilder(connection)
+			.clientClock(wallClock(this.time))
+			.requestTimeout(this.timeout)
+			.expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(KEEP_AFTER_FULL))
+			.build();
+		return new Connected(connection, proxies);
+	}
+
+	@Override
+	public void close() {
+		Connected current = this.connected;
+		if (current != null) {
+			current.connection().close();
+		}
+		this.client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+		this.client.getResources().shutdown(0, 2, TimeUnit.SECONDS);
+	}
+
+	/**
+	 * Bucket4j's view of the wall clock: distributed buckets need a clock that all replicas
+	 * share, and the monotonic clock of each JVM starts anywhere.
+	 */
+	static TimeMeter wallClock(TimeSource time) {
+		if (time == TimeSource.system()) {
+			return TimeMeter.SYSTEM_MILLISECONDS;
+		}
+		return new TimeMeter() {
+
+			@Override
+			public long currentTimeNanos() {
+				return TimeUnit.MILLISECONDS.toNanos(time.currentTimeMillis());
+			}
+
+			@Override
+			public boolean isWallClockBased() {
+				return true;
+			}
+
+		};
+	}
+
+	private record Connected(StatefulRedisConnection<byte[], byte[]> connection, ProxyManager<byte[]> proxies) {
+	}
+
+	private record RemoteBucket(BucketLimits limits, BucketProxy proxy) {
+	}
+
+}

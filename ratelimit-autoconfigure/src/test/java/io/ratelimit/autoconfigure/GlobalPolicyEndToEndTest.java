@@ -1,0 +1,78 @@
+package io.ratelimit.autoconfigure;
+
+import java.sql.Connection;
+import java.sql.Statement;
+import java.util.List;
+
+import io.ratelimit.autoconfigure.testapp.TestShopApplication;
+import io.ratelimit.autoconfigure.testsupport.Http;
+import io.ratelimit.autoconfigure.testsupport.PostgresDatabase;
+import io.ratelimit.autoconfigure.testsupport.RedisNamespace;
+import io.ratelimit.autoconfigure.testsupport.TestPostgres;
+import io.ratelimit.autoconfigure.testsupport.TestRedis;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Two replicas of an application share one PostgreSQL policy table and one Redis: a GLOBAL
+ * row is enforced across both (together they admit its capacity once), a LOCAL row per
+ * replica (each admits its capacity).
+ */
+class GlobalPolicyEndToEndTest {
+
+	@RegisterExtension
+	static final PostgresDatabase database = TestPostgres.newDatabase();
+
+	@RegisterExtension
+	static final RedisNamespace redis = TestRedis.newNamespace();
+
+	@Test
+	void requestsWhenGlobalPolicyThenLimitSharedByReplicasAndLocalPolicyPerReplica() throws Exception {
+		try (ConfigurableApplicationContext first = replica(); ConfigurableApplicationContext second = replica()) {
+			try (Connection connection = database.connect(); Statement sql = connection.createStatement()) {
+				// rps 1, burst factor 2: a capacity of 2 requests, one more per second.
+				sql.execute("INSERT INTO rate_limit_policy (endpoint, rps_limit, scope) "
+						+ "VALUES ('GET /api/products', 1, 'GLOBAL')");
+				sql.execute("INSERT INTO rate_limit_policy (endpoint, rps_limit, scope) "
+						+ "VALUES ('GET /api/widgets', 1, 'LOCAL')");
+			}
+			List<Http> replicas = List.of(http(first), http(second));
+			for (ConfigurableApplicationContext context : List.of(first, second)) {
+				context.getBean(io.ratelimit.core.RateLimiter.class).policies().reload();
+			}
+
+			assertThat(admitted(replicas, "/api/products", 10)).isEqualTo(2);
+			assertThat(admitted(replicas, "/api/widgets", 10)).isEqualTo(4);
+			assertThat(redis.keys(redis.prefix())).isNotEmpty();
+		}
+	}
+
+	private static int admitted(List<Http> replicas, String path, int requests) {
+		int admitted = 0;
+		for (int i = 0; i < requests; i++) {
+			// Round-robin across replicas, one client address.
+			admitted += (replicas.get(i % replicas.size()).get(path).statusCode() == 200) ? 1 : 0;
+		}
+		return admitted;
+	}
+
+	private static ConfigurableApplicationContext replica() {
+		return new SpringApplicationBuilder(TestShopApplication.class).run("--server.port=0",
+				"--spring.datasource.url=" + database.url(), "--spring.datasource.username=" + database.user(),
+				"--spring.datasource.password=" + database.password(),
+				"--spring.data.redis.url=" + redis.url(), "--ratelimit.redis.key-prefix=" + redis.prefix(),
+				"--ratelimit.key-secret=shared-by-every-replica-0123456789", "--ratelimit.policy.refresh-interval=1h",
+				"--spring.jmx.enabled=false");
+	}
+
+	private static Http http(ConfigurableApplicationContext context) {
+		return new Http(((WebServerApplicationContext) context).getWebServer().getPort());
+	}
+
+}

@@ -1,0 +1,102 @@
+package io.ratelimit.autoconfigure;
+
+import java.util.UUID;
+
+import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
+import io.ratelimit.autoconfigure.redis.FailoverBucketStore;
+import io.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
+import io.ratelimit.core.RateLimiter;
+import io.ratelimit.core.bucket.BucketStore;
+import io.ratelimit.core.bucket.LocalBucketStore;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.web.servlet.DispatcherServletAutoConfiguration;
+import org.springframework.boot.autoconfigure.web.servlet.WebMvcAutoConfiguration;
+import org.springframework.boot.diagnostics.FailureAnalysis;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Each condition of the Redis auto-configuration. No Redis is needed: the connection opens
+ * on first use.
+ */
+class RateLimitRedisAutoConfigurationTest {
+
+	private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(DispatcherServletAutoConfiguration.class, WebMvcAutoConfiguration.class,
+				RateLimitDataAutoConfiguration.class, RateLimitRedisAutoConfiguration.class,
+				RateLimitAutoConfiguration.class))
+		.withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
+				"spring.jpa.open-in-view=false");
+
+	@Test
+	void runWhenNoRedisSettingsThenGlobalPoliciesUseLocalStore() {
+		this.runner.run((context) -> {
+			assertThat(context).doesNotHaveBean(GlobalBucketStore.class);
+			RateLimiter limiter = context.getBean(RateLimiter.class);
+			assertThat(limiter.globalBuckets()).isSameAs(limiter.buckets());
+		});
+	}
+
+	@Test
+	void runWhenRedisSettingsAndSecretThenGlobalStoreInRedisAndLocalStoreKept() {
+		this.runner.withPropertyValues("spring.data.redis.url=redis://127.0.0.1:1", "ratelimit.key-secret=" + secret())
+			.run((context) -> {
+				assertThat(context).hasSingleBean(GlobalBucketStore.class);
+				assertThat(context).hasSingleBean(BucketStore.class);
+				assertThat(context).getBean(BucketStore.class).isInstanceOf(LocalBucketStore.class);
+				RateLimiter limiter = context.getBean(RateLimiter.class);
+				assertThat(limiter.buckets()).isInstanceOf(LocalBucketStore.class);
+				assertThat(limiter.globalBuckets()).isInstanceOf(FailoverBucketStore.class)
+					.isSameAs(context.getBean(GlobalBucketStore.class).store());
+			});
+	}
+
+	@Test
+	void runWhenRedisSettingsWithoutSecretThenRefusesToStartNamingTheProperty() {
+		this.runner.withPropertyValues("spring.data.redis.host=127.0.0.1").run((context) -> {
+			assertThat(context).hasFailed();
+			Throwable failure = context.getStartupFailure();
+			FailureAnalysis analysis = analyze(failure);
+			assertThat(analysis.getDescription()).contains("ratelimit.key-secret").contains("every replica");
+			assertThat(analysis.getAction()).contains("ratelimit.key-secret");
+		});
+	}
+
+	@Test
+	void runWhenRedisDisabledThenNoGlobalStore() {
+		this.runner
+			.withPropertyValues("spring.data.redis.url=redis://127.0.0.1:1", "ratelimit.redis.enabled=false")
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(GlobalBucketStore.class));
+	}
+
+	@Test
+	void runWhenBucket4jLettuceMissingThenNoGlobalStore() {
+		this.runner.withPropertyValues("spring.data.redis.url=redis://127.0.0.1:1")
+			.withClassLoader(new FilteredClassLoader(Bucket4jLettuce.class))
+			.run((context) -> assertThat(context).hasNotFailed().doesNotHaveBean(GlobalBucketStore.class));
+	}
+
+	@Test
+	void runWhenCooldownNotPositiveThenRefusesToStartNamingTheProperty() {
+		this.runner
+			.withPropertyValues("spring.data.redis.url=redis://127.0.0.1:1", "ratelimit.key-secret=" + secret(),
+					"ratelimit.redis.cooldown=0s")
+			.run((context) -> assertThat(analyze(context.getStartupFailure()).getDescription())
+				.contains("ratelimit.redis.cooldown"));
+	}
+
+	private static String secret() {
+		return "0123456789abcdef0123456789abcdef";
+	}
+
+	private static FailureAnalysis analyze(Throwable failure) {
+		FailureAnalysis analysis = new InvalidRateLimitPropertyFailureAnalyzer().analyze(failure);
+		assertThat(analysis).as("failure analysis of %s", failure).isNotNull();
+		return analysis;
+	}
+
+}

@@ -1,0 +1,156 @@
+package io.ratelimit.autoconfigure.redis;
+
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.event.command.CommandListener;
+import io.lettuce.core.event.command.CommandStartedEvent;
+import io.ratelimit.autoconfigure.testsupport.RedisServerProcess;
+import io.ratelimit.core.TimeSource;
+import io.ratelimit.core.bucket.BucketKey;
+import io.ratelimit.core.bucket.BucketLimits;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Redis round trips per decision: the commands the client sends, counted by a Lettuce
+ * {@link CommandListener} on a Redis of this test's own (the server's
+ * {@code INFO commandstats} also counts the commands run inside Bucket4j's script, so it
+ * is printed beside, not used). A hot key decided from eight threads, many keys decided
+ * once each, and the same keys again. The figures are printed.
+ */
+class RedisRoundTripsTest {
+
+	private static final BucketLimits LIMITS = BucketLimits.of(BigDecimal.valueOf(1000), BigDecimal.ONE, 1);
+
+	private static RedisServerProcess server;
+
+	private static RedisBucketStore store;
+
+	private static final LongAdder sent = new LongAdder();
+
+	@BeforeAll
+	static void start() throws Exception {
+		server = RedisServerProcess.start();
+		RedisClient client = RedisClient.create(server.url());
+		client.addListener(new CommandListener() {
+			@Override
+			public void commandStarted(CommandStartedEvent event) {
+				sent.increment();
+			}
+		});
+		store = new RedisBucketStore(client, "ratelimit:", Duration.ofSeconds(1), 100_000, TimeSource.system());
+	}
+
+	@AfterAll
+	static void stop() throws Exception {
+		if (store != null) {
+			store.close();
+		}
+		if (server != null) {
+			server.close();
+		}
+	}
+
+	@Test
+	void tryConsumeWhenHotKeyFromEightThreadsThenAtMostOneRoundTripPerDecision() throws Exception {
+		store.tryConsume(new BucketKey(1, 1), LIMITS, 1); // connect, create the bucket
+		int threads = 8;
+		int perThread = 500;
+		long before = sent.sum();
+		long serverBefore = commands();
+		ExecutorService pool = Executors.newFixedThreadPool(threads);
+		CountDownLatch start = new CountDownLatch(1);
+		try {
+			List<Future<?>> futures = new ArrayList<>();
+			for (int t = 0; t < threads; t++) {
+				futures.add(pool.submit(() -> {
+					start.await();
+					for (int i = 0; i < perThread; i++) {
+						store.tryConsume(new BucketKey(1, 1), LIMITS, 1);
+					}
+					return null;
+				}));
+			}
+			start.countDown();
+			for (Future<?> future : futures) {
+				future.get(60, TimeUnit.SECONDS);
+			}
+		}
+		finally {
+			pool.shutdownNow();
+		}
+		double perDecision = (double) (sent.sum() - before) / (threads * perThread);
+		System.out.printf("Redis round trips per decision, hot key, %d threads x %d: %.3f (server commands %.3f)%n",
+				threads, perThread, perDecision, (double) (commands() - serverBefore) / (threads * perThread));
+		assertThat(perDecision).isLessThanOrEqualTo(1.0);
+	}
+
+	@Test
+	void tryConsumeWhenManyColdKeysThenRoundTripsPerDecisionReported() {
+		store.tryConsume(new BucketKey(2, 2), LIMITS, 1);
+		int keys = 1000;
+		long before = sent.sum();
+		long started = System.nanoTime();
+		for (int i = 0; i < keys; i++) {
+			store.tryConsume(new BucketKey(3, i), LIMITS, 1);
+		}
+		long micros = TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - started) / keys;
+		double perDecision = (double) (sent.sum() - before) / keys;
+		System.out.printf("Redis round trips per decision, %d cold keys, one thread: %.3f (%d us each)%n", keys,
+				perDecision, micros);
+		long warmBefore = sent.sum();
+		started = System.nanoTime();
+		for (int i = 0; i < keys; i++) {
+			store.tryConsume(new BucketKey(3, i), LIMITS, 1);
+		}
+		micros = TimeUnit.NANOSECONDS.toMicros(System.nanoTime() - started) / keys;
+		double warm = (double) (sent.sum() - warmBefore) / keys;
+		System.out.printf("Redis round trips per decision, the same %d keys again, one thread: %.3f (%d us each)%n",
+				keys, warm, micros);
+		assertThat(perDecision).isLessThanOrEqualTo(3.0);
+		assertThat(warm).isLessThanOrEqualTo(2.0);
+	}
+
+	/**
+	 * Returns the commands the server has executed, except the INFO calls of this test.
+	 */
+	private static long commands() {
+		RedisClient client = RedisClient.create(server.url());
+		try (StatefulRedisConnection<String, String> connection = client.connect()) {
+			Map<String, Long> calls = new TreeMap<>();
+			for (String line : connection.sync().info("commandstats").split("\r?\n")) {
+				if (line.startsWith("cmdstat_")) {
+					String name = line.substring("cmdstat_".length(), line.indexOf(':'));
+					String value = line.substring(line.indexOf("calls=") + 6, line.indexOf(','));
+					calls.put(name, Long.parseLong(value));
+				}
+			}
+			return calls.entrySet()
+				.stream()
+				.filter((entry) -> !entry.getKey().equals("info") && !entry.getKey().startsWith("hello")
+						&& !entry.getKey().startsWith("client"))
+				.mapToLong(Map.Entry::getValue)
+				.sum();
+		}
+		finally {
+			client.shutdown();
+		}
+	}
+
+}
