@@ -48,7 +48,14 @@ public enum Diagnostic {
 	 * tables; the built-in policies apply until it can, and the migration is retried
 	 * before each policy load.
 	 */
-	W007;
+	W007,
+
+	/**
+	 * The database is PostgreSQL and the limiter listens for policy changes, but the policy
+	 * table has no trigger that announces them (the schema was created by hand without
+	 * version 3), so changes arrive only with the periodic refresh.
+	 */
+	W008;
 
 	/**
 	 * Returns a log message that starts with this code.
