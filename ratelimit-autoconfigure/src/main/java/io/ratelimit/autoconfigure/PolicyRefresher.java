@@ -16,7 +16,9 @@ import org.springframework.context.SmartLifecycle;
 /**
  * Loads the policies once the application has started, then again at a fixed interval.
  * A failed load keeps the last good policies (the built-in ones if none loaded yet) and is
- * retried at the next interval; it never stops the application.
+ * retried at the next interval; it never stops the application. On PostgreSQL the
+ * {@link io.ratelimit.autoconfigure.notify.PolicyChangeListener} brings changes at once,
+ * and this refresh is the safety net for whatever a notification could not.
  */
 public class PolicyRefresher implements SmartLifecycle {
 

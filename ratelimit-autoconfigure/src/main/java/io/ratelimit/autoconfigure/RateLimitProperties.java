@@ -289,7 +289,8 @@ public class RateLimitProperties {
 	public static class Policy {
 
 		/**
-		 * How often policies are reloaded from the database.
+		 * How often policies are reloaded from the database. On PostgreSQL changes also
+		 * arrive at once (ratelimit.policy.notify), and this is the safety net.
 		 */
 		private Duration refreshInterval = Duration.ofSeconds(30);
 
@@ -304,6 +305,8 @@ public class RateLimitProperties {
 		 * to requests the application has no handler for.
 		 */
 		private BigDecimal unknownRps = BigDecimal.valueOf(2);
+
+		private final Notify notify = new Notify();
 
 		public Duration getRefreshInterval() {
 			return this.refreshInterval;
@@ -327,6 +330,32 @@ public class RateLimitProperties {
 
 		public void setUnknownRps(BigDecimal unknownRps) {
 			this.unknownRps = unknownRps;
+		}
+
+		public Notify getNotify() {
+			return this.notify;
+		}
+
+		/**
+		 * Policy changes pushed by the database as they commit.
+		 */
+		public static class Notify {
+
+			/**
+			 * Whether to reload policies as soon as the policy table changes, through
+			 * PostgreSQL LISTEN/NOTIFY. The periodic refresh runs either way and is the
+			 * only mechanism on other databases.
+			 */
+			private boolean enabled = true;
+
+			public boolean isEnabled() {
+				return this.enabled;
+			}
+
+			public void setEnabled(boolean enabled) {
+				this.enabled = enabled;
+			}
+
 		}
 
 	}

@@ -37,11 +37,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The {@code ratelimit} Actuator endpoint and the metrics in a real application over real
  * HTTP, with policies in PostgreSQL. Every request comes from a client address of its own
  * (through a trusted proxy on loopback), so the admin requests are never limited, except
- * where a test means it.
+ * where a test means it. Policies change only through the admin reload here (no periodic
+ * refresh, no change notifications), so versions count admin reloads exactly.
  */
 @SpringBootTest(classes = TestShopApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = { "ratelimit.client-ip.trusted-proxies=127.0.0.1/32,::1/128",
-				"ratelimit.policy.refresh-interval=1h", "management.endpoints.web.exposure.include=ratelimit,metrics",
+				"ratelimit.policy.refresh-interval=1h", "ratelimit.policy.notify.enabled=false",
+				"management.endpoints.web.exposure.include=ratelimit,metrics",
 				"spring.jpa.hibernate.ddl-auto=validate", "spring.jpa.open-in-view=false" })
 @DirtiesContext
 class RateLimitActuatorEndToEndTest {

@@ -55,7 +55,14 @@ public enum Diagnostic {
 	 * (tried once per cooldown), global policies are decided by
 	 * {@code ratelimit.redis.failure-mode}.
 	 */
-	W008;
+	W008,
+
+	/**
+	 * The database is PostgreSQL and the limiter listens for policy changes, but the policy
+	 * table has no trigger that announces them (the schema was created by hand without
+	 * version 3), so changes arrive only with the periodic refresh.
+	 */
+	W009;
 
 	/**
 	 * Returns a log message that starts with this code.

@@ -1,6 +1,7 @@
 package io.ratelimit.autoconfigure.migration;
 
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 
@@ -12,8 +13,11 @@ import org.apache.commons.logging.LogFactory;
 import org.flywaydb.core.Flyway;
 
 import org.springframework.beans.factory.InitializingBean;
+import org.springframework.boot.jdbc.DatabaseDriver;
 import org.springframework.jdbc.CannotGetJdbcConnectionException;
 import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.jdbc.support.JdbcUtils;
+import org.springframework.jdbc.support.MetaDataAccessException;
 
 /**
  * Creates and upgrades the limiter's tables with Flyway, as a plain bean rather than a
@@ -21,6 +25,11 @@ import org.springframework.jdbc.datasource.DataSourceUtils;
  * is no {@code Flyway} bean, and that one must keep working untouched. The history table
  * is the limiter's own, so neither sees the other's migrations. It runs before the
  * application's Flyway and JPA, so application migrations may seed policy rows.
+ * <p>
+ * Portable migrations are in {@code LOCATION/common}, those one database needs in a folder
+ * named for it ({@code LOCATION/postgresql}, {@code LOCATION/h2}), as Spring Boot names
+ * vendors for {@code spring.flyway.locations}. Every vendor folder has the same versions,
+ * possibly as an empty migration, so a schema version means the same on every database.
  */
 public class RateLimitSchemaMigration implements InitializingBean, SchemaMigration {
 
@@ -28,6 +37,9 @@ public class RateLimitSchemaMigration implements InitializingBean, SchemaMigrati
 
 	/** Where the migrations are in the jar (from the top-level {@code db/migration}). */
 	public static final String LOCATION = "classpath:io/ratelimit/db/migration";
+
+	/** The portable migrations, run on every database. */
+	static final String COMMON_LOCATION = LOCATION + "/common";
 
 	/** The limiter's own Flyway history table. */
 	public static final String HISTORY_TABLE = "rate_limit_schema_history";
@@ -87,13 +99,26 @@ public class RateLimitSchemaMigration implements InitializingBean, SchemaMigrati
 	private void migrate() {
 		Flyway.configure()
 			.dataSource(this.dataSource)
-			.locations(LOCATION)
+			.locations(COMMON_LOCATION, LOCATION + "/" + vendor())
 			.table(HISTORY_TABLE)
 			// The schema usually holds the application's tables already.
 			.baselineOnMigrate(true)
 			.baselineVersion("0")
 			.load()
 			.migrate();
+	}
+
+	/**
+	 * Names the database the way Spring Boot resolves {@code {vendor}} in Flyway locations.
+	 */
+	private String vendor() {
+		try {
+			String url = JdbcUtils.extractDatabaseMetaData(this.dataSource, DatabaseMetaData::getURL);
+			return DatabaseDriver.fromJdbcUrl(url).getId();
+		}
+		catch (MetaDataAccessException ex) {
+			throw new IllegalStateException("Could not tell which database the rate limiter's tables are in", ex);
+		}
 	}
 
 	/**

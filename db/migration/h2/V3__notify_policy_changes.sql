@@ -1,0 +1,4 @@
+-- Deliberately empty. On PostgreSQL, version 3 adds the trigger that notifies replicas of
+-- policy changes (postgresql/V3__notify_policy_changes.sql). H2 has no LISTEN/NOTIFY, so
+-- here the periodic refresh is the only way changes arrive; this file keeps the schema
+-- version the same on every database, so version 4 means the same on all of them.

@@ -1,0 +1,136 @@
+package io.ratelimit.autoconfigure.migration;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.List;
+import java.util.UUID;
+
+import javax.sql.DataSource;
+
+import io.ratelimit.autoconfigure.notify.PolicyChangeListener;
+import io.ratelimit.autoconfigure.testsupport.PostgresDatabase;
+import io.ratelimit.autoconfigure.testsupport.TestPostgres;
+import org.flywaydb.core.Flyway;
+import org.h2.jdbcx.JdbcDataSource;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
+
+import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.AbstractDataSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The portable migrations plus each vendor's own: the same versions and a consistent
+ * history on H2 and PostgreSQL, fresh or upgraded from version 2, and on PostgreSQL a
+ * trigger that announces each changing statement once.
+ */
+class RateLimitSchemaMigrationVendorTest {
+
+	@RegisterExtension
+	static final PostgresDatabase fresh = TestPostgres.newDatabase();
+
+	@RegisterExtension
+	static final PostgresDatabase upgraded = TestPostgres.newDatabase();
+
+	@Test
+	void migrateWhenH2ThenVersionThreeIsRecordedAndChangesNothing() {
+		JdbcDataSource dataSource = new JdbcDataSource();
+		dataSource.setURL("jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+
+		new RateLimitSchemaMigration(dataSource).afterPropertiesSet();
+		// Again, as on the next start: the history validates and nothing is pending.
+		new RateLimitSchemaMigration(dataSource).afterPropertiesSet();
+
+		assertThat(history(dataSource)).containsExactly("1 V1__create_rate_limit_tables.sql true",
+				"2 V2__add_policy_scope.sql true", "3 V3__notify_policy_changes.sql true");
+		new JdbcTemplate(dataSource).update("INSERT INTO rate_limit_policy (endpoint, rps_limit) VALUES ('default', 1)");
+	}
+
+	@Test
+	void migrateWhenPostgresThenTriggerNotifiesOncePerStatement() throws Exception {
+		DataSource dataSource = dataSource(fresh);
+
+		new RateLimitSchemaMigration(dataSource).afterPropertiesSet();
+		new RateLimitSchemaMigration(dataSource).afterPropertiesSet();
+
+		assertThat(history(dataSource)).containsExactly("1 V1__create_rate_limit_tables.sql true",
+				"2 V2__add_policy_scope.sql true", "3 V3__notify_policy_changes.sql true");
+		try (Connection listener = fresh.connect(); Connection writer = fresh.connect()) {
+			try (Statement listen = listener.createStatement()) {
+				listen.execute("LISTEN " + PolicyChangeListener.CHANNEL);
+			}
+			assertThat(notificationsAfter(listener, writer, "INSERT INTO rate_limit_policy (endpoint, rps_limit) "
+					+ "VALUES ('default', 1), ('UNKNOWN', 1), ('GET /a', 1)")).isOne();
+			assertThat(notificationsAfter(listener, writer, "UPDATE rate_limit_policy SET rps_limit = 2")).isOne();
+			assertThat(notificationsAfter(listener, writer, "DELETE FROM rate_limit_policy WHERE endpoint = 'GET /a'"))
+				.isOne();
+			assertThat(notificationsAfter(listener, writer, "TRUNCATE rate_limit_policy")).isOne();
+			// Other tables stay quiet.
+			assertThat(notificationsAfter(listener, writer, "DELETE FROM rate_limit_api_key")).isZero();
+		}
+	}
+
+	@Test
+	void migrateWhenPostgresAtVersionTwoThenUpgradesToThreeWithConsistentHistory() {
+		DataSource dataSource = dataSource(upgraded);
+		// A database the previous release migrated: versions 1 and 2 under the same script names.
+		Flyway.configure()
+			.dataSource(dataSource)
+			.locations(RateLimitSchemaMigration.COMMON_LOCATION)
+			.table(RateLimitSchemaMigration.HISTORY_TABLE)
+			.target("2")
+			.load()
+			.migrate();
+
+		new RateLimitSchemaMigration(dataSource).afterPropertiesSet();
+
+		assertThat(history(dataSource)).containsExactly("1 V1__create_rate_limit_tables.sql true",
+				"2 V2__add_policy_scope.sql true", "3 V3__notify_policy_changes.sql true");
+		assertThat(new JdbcTemplate(dataSource).queryForObject(
+				"SELECT count(*) FROM pg_trigger WHERE tgname = '" + PolicyChangeListener.CHANNEL + "'", Integer.class))
+			.isOne();
+	}
+
+	private static int notificationsAfter(Connection listener, Connection writer, String sql) throws SQLException {
+		try (Statement statement = writer.createStatement()) {
+			statement.execute(sql);
+		}
+		PGConnection notifications = listener.unwrap(PGConnection.class);
+		int count = 0;
+		// The first wait is for delivery; the second proves nothing else follows.
+		for (int wait : new int[] { 2000, 200 }) {
+			PGNotification[] received = notifications.getNotifications(wait);
+			count += (received != null) ? received.length : 0;
+		}
+		return count;
+	}
+
+	private static List<String> history(DataSource dataSource) {
+		// Quoted: on H2, Flyway creates the history table with quoted lower-case names.
+		String sql = "SELECT \"version\" || ' ' || \"script\" || ' ' || CASE WHEN \"success\" THEN 'true' "
+				+ "ELSE 'false' END FROM \"" + RateLimitSchemaMigration.HISTORY_TABLE + "\" WHERE \"version\" IS NOT NULL "
+				+ "ORDER BY \"installed_rank\"";
+		return new JdbcTemplate(dataSource).queryForList(sql, String.class);
+	}
+
+	private static DataSource dataSource(PostgresDatabase database) {
+		return new AbstractDataSource() {
+
+			@Override
+			public Connection getConnection() throws SQLException {
+				return database.connect();
+			}
+
+			@Override
+			public Connection getConnection(String username, String password) throws SQLException {
+				return database.connect();
+			}
+
+		};
+	}
+
+}
