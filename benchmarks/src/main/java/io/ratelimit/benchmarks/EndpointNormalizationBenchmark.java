@@ -1,0 +1,93 @@
+package io.ratelimit.benchmarks;
+
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+import io.ratelimit.autoconfigure.web.MvcEndpointResolver;
+import io.ratelimit.core.RateLimitRequest;
+import io.ratelimit.core.endpoint.EndpointTemplate;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+import org.springframework.mock.web.MockHttpServletRequest;
+
+/**
+ * Endpoint normalization: {@link MvcEndpointResolver#resolve} asking a real Spring MVC
+ * context (see {@link MvcApplication}) which route serves a request, with 10 and 200
+ * registered templates ({@link ApiTemplates}).
+ * <ul>
+ * <li>{@code match}: {@code GET /api/things<last>/12345}, served by the last registered
+ * {@code GET /api/things<last>/{id}}. A route with a path variable, so Spring MVC matches
+ * the path against every pattern instead of finding it in its map of literal paths.</li>
+ * <li>{@code noMatch}: {@code GET /api/unknown/12345}, which no route serves: every handler
+ * mapping is asked, the static-resource mapping on {@code /**} answers, and the resolver
+ * charges {@code UNKNOWN}.</li>
+ * </ul>
+ * The request is one {@link MockHttpServletRequest} per case; the resolver keeps what the
+ * lookup stores in request attributes to itself, so every call starts from a clean request.
+ * <p>
+ * Run with:
+ * <pre>
+ * ./mvnw -pl benchmarks -am package -DskipTests
+ * java -jar benchmarks/target/benchmarks.jar EndpointNormalizationBenchmark
+ * </pre>
+ */
+@BenchmarkMode(Mode.SampleTime)
+@OutputTimeUnit(TimeUnit.MICROSECONDS)
+@Warmup(iterations = 5, time = 1)
+@Measurement(iterations = 10, time = 1)
+@Fork(3)
+@State(Scope.Benchmark)
+public class EndpointNormalizationBenchmark {
+
+	@Param({ "10", "200" })
+	int templates;
+
+	private MvcApplication application;
+
+	private MvcEndpointResolver resolver;
+
+	private RateLimitRequest matching;
+
+	private RateLimitRequest unmatched;
+
+	@Setup
+	public void setUp() {
+		List<ApiTemplates.Route> routes = ApiTemplates.of(this.templates);
+		this.application = MvcApplication.start(routes);
+		this.resolver = new MvcEndpointResolver(this.application.context());
+		ApiTemplates.Route last = routes.stream().filter((route) -> route.kind() == ApiTemplates.Route.Kind.READ)
+			.reduce((first, second) -> second)
+			.orElseThrow();
+		this.matching = new ServletRequestView(new MockHttpServletRequest("GET", last.samplePath()));
+		this.unmatched = new ServletRequestView(new MockHttpServletRequest("GET", "/api/unknown/" + ApiTemplates.ID));
+		Checks.require(this.resolver.resolve(this.matching).equals(last.template()), "match resolves to " + last);
+		Checks.require(this.resolver.resolve(this.unmatched).isUnknown(), "noMatch resolves to UNKNOWN");
+	}
+
+	@TearDown
+	public void tearDown() {
+		this.application.close();
+	}
+
+	@Benchmark
+	public EndpointTemplate match() {
+		return this.resolver.resolve(this.matching);
+	}
+
+	@Benchmark
+	public EndpointTemplate noMatch() {
+		return this.resolver.resolve(this.unmatched);
+	}
+
+}
