@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import io.ratelimit.autoconfigure.web.MvcEndpointResolver;
+import io.ratelimit.autoconfigure.web.ServletRateLimitRequest;
 import io.ratelimit.core.RateLimitRequest;
 import io.ratelimit.core.endpoint.EndpointTemplate;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -69,8 +70,8 @@ public class EndpointNormalizationBenchmark {
 		ApiTemplates.Route last = routes.stream().filter((route) -> route.kind() == ApiTemplates.Route.Kind.READ)
 			.reduce((first, second) -> second)
 			.orElseThrow();
-		this.matching = new ServletRequestView(new MockHttpServletRequest("GET", last.samplePath()));
-		this.unmatched = new ServletRequestView(new MockHttpServletRequest("GET", "/api/unknown/" + ApiTemplates.ID));
+		this.matching = new ServletRateLimitRequest(new MockHttpServletRequest("GET", last.samplePath()));
+		this.unmatched = new ServletRateLimitRequest(new MockHttpServletRequest("GET", "/api/unknown/" + ApiTemplates.ID));
 		Checks.require(this.resolver.resolve(this.matching).equals(last.template()), "match resolves to " + last);
 		Checks.require(this.resolver.resolve(this.unmatched).isUnknown(), "noMatch resolves to UNKNOWN");
 	}

@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import io.ratelimit.autoconfigure.web.MvcEndpointResolver;
+import io.ratelimit.autoconfigure.web.ServletRateLimitRequest;
 import io.ratelimit.core.Decision;
 import io.ratelimit.core.RateLimitRequest;
 import io.ratelimit.core.RateLimiter;
@@ -117,7 +118,7 @@ public class RateLimiterBenchmark {
 				this.requests[i] = request;
 			}
 			for (int i = 0; i < this.requests.length; i++) {
-				Decision decision = this.limiter.evaluate(new ServletRequestView(this.requests[i]));
+				Decision decision = this.limiter.evaluate(new ServletRateLimitRequest(this.requests[i]));
 				Checks.require(decision.outcome() == Decision.Outcome.ALLOWED
 						&& decision.endpoint().equals(routes.get(i % TEMPLATES).template()),
 						"admitted requests charged to their routes");
@@ -126,7 +127,7 @@ public class RateLimiterBenchmark {
 
 		@TearDown
 		public void tearDown() {
-			Checks.require(this.limiter.evaluate(new ServletRequestView(this.requests[0]))
+			Checks.require(this.limiter.evaluate(new ServletRateLimitRequest(this.requests[0]))
 				.outcome() == Decision.Outcome.ALLOWED, "the limit never to be reached");
 			this.application.close();
 		}
@@ -140,7 +141,7 @@ public class RateLimiterBenchmark {
 
 	@Benchmark
 	public Decision evaluateWithMvcEndpoints(Mvc state) {
-		return state.limiter.evaluate(new ServletRequestView(state.requests[state.next++ & MASK]));
+		return state.limiter.evaluate(new ServletRateLimitRequest(state.requests[state.next++ & MASK]));
 	}
 
 }

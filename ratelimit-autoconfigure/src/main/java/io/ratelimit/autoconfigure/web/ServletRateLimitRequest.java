@@ -13,11 +13,15 @@ import org.jspecify.annotations.Nullable;
  * A servlet request as the limiter's pipeline sees it. The peer address is the
  * connection's, never a header's.
  */
-final class ServletRateLimitRequest implements RateLimitRequest {
+public final class ServletRateLimitRequest implements RateLimitRequest {
 
 	private final HttpServletRequest request;
 
-	ServletRateLimitRequest(HttpServletRequest request) {
+	/**
+	 * Creates a view of a servlet request.
+	 * @param request the request
+	 */
+	public ServletRateLimitRequest(HttpServletRequest request) {
 		this.request = request;
 	}
 
