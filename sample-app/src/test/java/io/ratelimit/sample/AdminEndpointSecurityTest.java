@@ -48,10 +48,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <p>
  * The sample's {@code UserDetailsService} is replaced by {@link TestUsers}: the same
  * {@code admin}, plus a {@code viewer} without the role. The periodic refresh is pushed
- * out of the test's way so that only the test's reloads move the version.
+ * out of the test's way, and the PostgreSQL change notifications are off (the test inserts
+ * a row, whose notification would reload at a moment of its own), so that only the
+ * test's reloads move the version.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-		properties = "ratelimit.policy.refresh-interval=1h")
+		properties = { "ratelimit.policy.refresh-interval=1h", "ratelimit.policy.notify.enabled=false" })
 @Import(TestUsers.CheapHashing.class)
 @ActiveProfiles("postgres")
 @AutoConfigureObservability(tracing = false)
