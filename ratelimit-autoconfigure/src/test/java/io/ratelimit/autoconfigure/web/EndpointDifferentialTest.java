@@ -2,7 +2,6 @@ package io.ratelimit.autoconfigure.web;
 
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
@@ -26,7 +25,6 @@ import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
-import org.springframework.web.servlet.resource.ResourceHttpRequestHandler;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -63,9 +61,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 @DirtiesContext
 class EndpointDifferentialTest {
 
-	/** The methods that may form templates: every other method is charged to UNKNOWN. */
-	private static final Set<String> STANDARD_METHODS = Set.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE",
-			"OPTIONS", "TRACE");
 
 	@RegisterExtension
 	static final PostgresDatabase database = TestPostgres.newDatabase();
@@ -146,10 +141,10 @@ class EndpointDifferentialTest {
 			assertThat(servings).as("%s: served but never charged (%s)", variant, observation).isEmpty();
 		}
 		else {
-			EndpointTemplate expected = servings.isEmpty() ? EndpointTemplate.UNKNOWN : expectedCharge(servings.get(0));
+			EndpointTemplate expected = servings.isEmpty() ? EndpointTemplate.UNKNOWN : DifferentialOracle.expectedCharge(servings.get(0));
 			assertThat(charges.get(0)).as("%s: charged template (%s)", variant, observation).isEqualTo(expected);
 		}
-		assertThat(servedBy(charges, servings))
+		assertThat(DifferentialOracle.servedBy(charges, servings))
 			.as("%s: what served the variant, which no longer exercises what it was written for (%s)", variant,
 					observation)
 			.isEqualTo(variant.servedBy());
@@ -163,36 +158,6 @@ class EndpointDifferentialTest {
 		int status = new RawHttp(this.port).send(method, target, lines.toArray(String[]::new));
 		return new Observation(status, this.ledger.charges(id), this.ledger.failures(id), this.ledger.servings(id),
 				this.ledger.anonymous() - anonymousBefore);
-	}
-
-	/**
-	 * The oracle: the template a request served this way must be charged to.
-	 */
-	static EndpointTemplate expectedCharge(Serving serving) {
-		String pattern = serving.pattern();
-		if (!STANDARD_METHODS.contains(serving.method())) {
-			// Documented exception: an invented method never mints a template, even when served.
-			return EndpointTemplate.UNKNOWN;
-		}
-		if (pattern == null || ResourceHttpRequestHandler.class.isAssignableFrom(serving.handler())) {
-			// A handler without a route pattern, or static resources: no template (SPEC-HTTP 4).
-			return EndpointTemplate.UNKNOWN;
-		}
-		return EndpointTemplate.fromPattern(serving.method(), pattern);
-	}
-
-	/**
-	 * What served a request, in the terms of {@link Variant#servedBy()}.
-	 */
-	static String servedBy(List<EndpointTemplate> charges, List<Serving> servings) {
-		if (charges.isEmpty() && servings.isEmpty()) {
-			return EndpointVariants.CONTAINER;
-		}
-		if (servings.isEmpty() || servings.get(0).pattern() == null
-				|| ResourceHttpRequestHandler.class.isAssignableFrom(servings.get(0).handler())) {
-			return EndpointVariants.NO_ROUTE;
-		}
-		return servings.get(0).pattern();
 	}
 
 	/**

@@ -148,10 +148,10 @@ class EndpointDifferentialWithSecurityTest {
 		}
 		else {
 			EndpointTemplate expected = servings.isEmpty() ? EndpointTemplate.UNKNOWN
-					: EndpointDifferentialTest.expectedCharge(servings.get(0));
+					: DifferentialOracle.expectedCharge(servings.get(0));
 			assertThat(charges.get(0)).as("%s: charged template (%s)", variant, observation).isEqualTo(expected);
 		}
-		assertThat(EndpointDifferentialTest.servedBy(charges, servings))
+		assertThat(DifferentialOracle.servedBy(charges, servings))
 			.as("%s: what served the variant, which Spring Security changed without rejecting it (%s)", variant,
 					observation)
 			.isEqualTo(variant.servedBy());
