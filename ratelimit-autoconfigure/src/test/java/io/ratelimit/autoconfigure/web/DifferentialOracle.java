@@ -4,9 +4,12 @@ import java.util.List;
 import java.util.Set;
 
 import io.ratelimit.autoconfigure.differential.RequestLedger.Serving;
+import io.ratelimit.autoconfigure.web.EndpointVariants.Variant;
 import io.ratelimit.core.endpoint.EndpointTemplate;
 
 import org.springframework.web.servlet.resource.ResourceHttpRequestHandler;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The oracle of the endpoint differential tests, with and without Spring Security: what a
@@ -50,6 +53,43 @@ final class DifferentialOracle {
 			return EndpointVariants.NO_ROUTE;
 		}
 		return servings.get(0).pattern();
+	}
+
+	/**
+	 * What every variant must show, with or without Spring Security: no limiter failure,
+	 * every record tied to its request, nothing rejected for its rate, and at most one
+	 * charge and one serving.
+	 */
+	static void assertRecordedOnce(Variant variant, Object observation, int status, List<String> failures,
+			int anonymous, List<EndpointTemplate> charges, List<Serving> servings) {
+		assertThat(failures).as("%s: limiter failures (%s)", variant, observation).isEmpty();
+		assertThat(anonymous).as("%s: records without a request id", variant).isZero();
+		assertThat(status).as("%s: status; limits must be too high to reject (%s)", variant, observation)
+			.isNotEqualTo(429);
+		assertThat(charges).as("%s: charges (%s)", variant, observation).hasSizeLessThanOrEqualTo(1);
+		assertThat(servings).as("%s: servings on the REQUEST dispatch (%s)", variant, observation)
+			.hasSizeLessThanOrEqualTo(1);
+	}
+
+	/**
+	 * The central invariant: a served request is charged to the template of what served it,
+	 * one that nothing served is charged to UNKNOWN, and the variant is still served by the
+	 * route it was written for.
+	 * @param servedByChange says what changed the route when it no longer matches
+	 */
+	static void assertChargedAsServed(Variant variant, Object observation, List<EndpointTemplate> charges,
+			List<Serving> servings, String servedByChange) {
+		if (charges.isEmpty()) {
+			assertThat(servings).as("%s: served but never charged (%s)", variant, observation).isEmpty();
+		}
+		else {
+			EndpointTemplate expected = servings.isEmpty() ? EndpointTemplate.UNKNOWN
+					: expectedCharge(servings.get(0));
+			assertThat(charges.get(0)).as("%s: charged template (%s)", variant, observation).isEqualTo(expected);
+		}
+		assertThat(servedBy(charges, servings))
+			.as("%s: what served the variant, " + servedByChange + " (%s)", variant, observation)
+			.isEqualTo(variant.servedBy());
 	}
 
 }

@@ -130,24 +130,10 @@ class EndpointDifferentialTest {
 		Observation observation = send(variant.method(), target, variant.headers());
 		List<EndpointTemplate> charges = observation.charges();
 		List<Serving> servings = observation.servings();
-		assertThat(observation.failures()).as("%s: limiter failures (%s)", variant, observation).isEmpty();
-		assertThat(observation.anonymous()).as("%s: records without a request id", variant).isZero();
-		assertThat(observation.status()).as("%s: status; limits must be too high to reject (%s)", variant, observation)
-			.isNotEqualTo(429);
-		assertThat(charges).as("%s: charges (%s)", variant, observation).hasSizeLessThanOrEqualTo(1);
-		assertThat(servings).as("%s: servings on the REQUEST dispatch (%s)", variant, observation)
-			.hasSizeLessThanOrEqualTo(1);
-		if (charges.isEmpty()) {
-			assertThat(servings).as("%s: served but never charged (%s)", variant, observation).isEmpty();
-		}
-		else {
-			EndpointTemplate expected = servings.isEmpty() ? EndpointTemplate.UNKNOWN : DifferentialOracle.expectedCharge(servings.get(0));
-			assertThat(charges.get(0)).as("%s: charged template (%s)", variant, observation).isEqualTo(expected);
-		}
-		assertThat(DifferentialOracle.servedBy(charges, servings))
-			.as("%s: what served the variant, which no longer exercises what it was written for (%s)", variant,
-					observation)
-			.isEqualTo(variant.servedBy());
+		DifferentialOracle.assertRecordedOnce(variant, observation, observation.status(), observation.failures(),
+				observation.anonymous(), charges, servings);
+		DifferentialOracle.assertChargedAsServed(variant, observation, charges, servings,
+				"which no longer exercises what it was written for");
 	}
 
 	private Observation send(String method, String target, List<String> headers) {

@@ -126,13 +126,8 @@ class EndpointDifferentialWithSecurityTest {
 		Observation observation = send(variant.method(), target, variant.headers());
 		List<EndpointTemplate> charges = observation.charges();
 		List<Serving> servings = observation.servings();
-		assertThat(observation.failures()).as("%s: limiter failures (%s)", variant, observation).isEmpty();
-		assertThat(observation.anonymous()).as("%s: records without a request id", variant).isZero();
-		assertThat(observation.status()).as("%s: status; limits must be too high to reject (%s)", variant, observation)
-			.isNotEqualTo(429);
-		assertThat(charges).as("%s: charges (%s)", variant, observation).hasSizeLessThanOrEqualTo(1);
-		assertThat(servings).as("%s: servings on the REQUEST dispatch (%s)", variant, observation)
-			.hasSizeLessThanOrEqualTo(1);
+		DifferentialOracle.assertRecordedOnce(variant, observation, observation.status(), observation.failures(),
+				observation.anonymous(), charges, servings);
 		if (!observation.rejections().isEmpty()) {
 			rejected.add(variant.name() + "  [" + observation.rejections().get(0) + "]");
 			assertThat(observation.status()).as("%s: status of a firewall rejection (%s)", variant, observation)
@@ -143,18 +138,8 @@ class EndpointDifferentialWithSecurityTest {
 				.containsExactly(EndpointTemplate.UNKNOWN);
 			return;
 		}
-		if (charges.isEmpty()) {
-			assertThat(servings).as("%s: served but never charged (%s)", variant, observation).isEmpty();
-		}
-		else {
-			EndpointTemplate expected = servings.isEmpty() ? EndpointTemplate.UNKNOWN
-					: DifferentialOracle.expectedCharge(servings.get(0));
-			assertThat(charges.get(0)).as("%s: charged template (%s)", variant, observation).isEqualTo(expected);
-		}
-		assertThat(DifferentialOracle.servedBy(charges, servings))
-			.as("%s: what served the variant, which Spring Security changed without rejecting it (%s)", variant,
-					observation)
-			.isEqualTo(variant.servedBy());
+		DifferentialOracle.assertChargedAsServed(variant, observation, charges, servings,
+				"which Spring Security changed without rejecting it");
 	}
 
 	private static void report(int variants) {
