@@ -9,21 +9,22 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class FakeTimeSource implements TimeSource {
 
-	private final AtomicLong nanos = new AtomicLong(1_000_000_000L);
+	private static final long START_NANOS = 1_000_000_000L;
 
-	private final AtomicLong epochMillis;
+	private final AtomicLong nanos = new AtomicLong(START_NANOS);
+
+	private final long startEpochMillis;
 
 	public FakeTimeSource() {
 		this(Instant.parse("2026-01-01T00:00:00Z"));
 	}
 
 	public FakeTimeSource(Instant now) {
-		this.epochMillis = new AtomicLong(now.toEpochMilli());
+		this.startEpochMillis = now.toEpochMilli();
 	}
 
 	public void advance(Duration duration) {
 		this.nanos.addAndGet(duration.toNanos());
-		this.epochMillis.addAndGet(duration.toMillis());
 	}
 
 	public void advanceMillis(long millis) {
@@ -31,7 +32,7 @@ public final class FakeTimeSource implements TimeSource {
 	}
 
 	public Instant now() {
-		return Instant.ofEpochMilli(this.epochMillis.get());
+		return Instant.ofEpochMilli(currentTimeMillis());
 	}
 
 	@Override
@@ -41,7 +42,8 @@ public final class FakeTimeSource implements TimeSource {
 
 	@Override
 	public long currentTimeMillis() {
-		return this.epochMillis.get();
+		// From the nanosecond count, so that steps shorter than a millisecond add up.
+		return this.startEpochMillis + (this.nanos.get() - START_NANOS) / 1_000_000L;
 	}
 
 }

@@ -38,7 +38,9 @@ import org.jspecify.annotations.Nullable;
  * again, when forgetting it loses nothing.
  * <p>
  * Bucket proxies are kept for recently used keys so that Bucket4j's batching combines the
- * concurrent requests of a hot key into one compare-and-swap. A policy change reaches
+ * concurrent requests of a hot key into one compare-and-swap, and the state last seen of
+ * each bucket is kept so that a decision usually costs one round trip, not two
+ * ({@link LastSeenStateProxyManager}). A policy change reaches
  * existing buckets through Bucket4j's implicit configuration replacement; the version of a
  * shape is the wall-clock time this process first used it, so the newest shape any replica
  * has seen wins and tokens are kept ({@link TokensInheritanceStrategy#AS_IS}).
@@ -65,6 +67,8 @@ final class RedisBucketStore implements BucketStore, AutoCloseable {
 
 	private final TimeSource time;
 
+	private final long maximumProxies;
+
 	private final Cache<BucketKey, RemoteBucket> buckets;
 
 	private final Cache<BucketLimits, Long> versions = Caffeine.newBuilder().maximumSize(10_000).build();
@@ -79,7 +83,7 @@ final class RedisBucketStore implements BucketStore, AutoCloseable {
 	 * down when closed
 	 * @param keyPrefix the prefix of every key
 	 * @param timeout the longest wait for one Redis request
-	 * @param maximumProxies the most bucket proxies kept for reuse
+	 * @param maximumProxies the most bucket proxies, and states last seen of buckets, kept for reuse
 	 * @param time the wall clock buckets refill by; every replica's must agree
 	 */
 	RedisBucketStore(RedisClient client, String keyPrefix, Duration timeout, long maximumProxies, TimeSource time) {
@@ -87,6 +91,7 @@ final class RedisBucketStore implements BucketStore, AutoCloseable {
 		this.prefix = Objects.requireNonNull(keyPrefix, "keyPrefix must not be null").getBytes(StandardCharsets.UTF_8);
 		this.timeout = Objects.requireNonNull(timeout, "timeout must not be null");
 		this.time = Objects.requireNonNull(time, "time must not be null");
+		this.maximumProxies = maximumProxies;
 		this.buckets = Caffeine.newBuilder()
 			.maximumSize(maximumProxies)
 			.expireAfterAccess(1, TimeUnit.MINUTES)
@@ -190,12 +195,13 @@ final class RedisBucketStore implements BucketStore, AutoCloseable {
 
 	private Connected open() {
 		StatefulRedisConnection<byte[], byte[]> connection = this.client.connect(ByteArrayCodec.INSTANCE);
-		ProxyManager<byte[]> proxies = Bucket4jLettuce.casBasedBuilder(connection)
+		ExpirationAfterWriteStrategy expiration = ExpirationAfterWriteStrategy
+			.basedOnTimeForRefillingBucketUpToMax(KEEP_AFTER_FULL);
+		Bucket4jLettuce.LettuceBasedProxyManagerBuilder<byte[]> builder = Bucket4jLettuce.casBasedBuilder(connection)
 			.clientClock(wallClock(this.time))
 			.requestTimeout(this.timeout)
-			.expirationAfterWrite(ExpirationAfterWriteStrategy.basedOnTimeForRefillingBucketUpToMax(KEEP_AFTER_FULL))
-			.build();
-		return new Connected(connection, proxies);
+			.expirationAfterWrite(expiration);
+		return new Connected(connection, new LastSeenStateProxyManager(builder, expiration, this.maximumProxies));
 	}
 
 	@Override

@@ -11,6 +11,7 @@ import io.ratelimit.autoconfigure.testsupport.TestRedis;
 import io.ratelimit.core.bucket.BucketKey;
 import io.ratelimit.core.bucket.BucketStore;
 import io.ratelimit.core.bucket.BucketStoreContract;
+import io.ratelimit.core.bucket.Consumption;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -58,6 +59,56 @@ class RedisBucketStoreTest extends BucketStoreContract {
 		assertThat(redis.keys(this.prefix)).containsExactly(this.prefix + "0123456789abcdef7edcba9876543210");
 		long ttlMillis = redis.execute((commands) -> commands.pttl(this.prefix + "0123456789abcdef7edcba9876543210"));
 		assertThat(ttlMillis).isPositive().isGreaterThan(Duration.ofSeconds(2).toMillis()).isLessThanOrEqualTo(Duration.ofSeconds(3).toMillis());
+	}
+
+	@Test
+	void tryConsumeWhenAnotherReplicaTookTheTokensSinceThenRefused() {
+		BucketStore replicaA = newStore(100);
+		BucketStore replicaB = replicaOf(replicaA);
+		BucketKey key = new BucketKey(5, 5);
+
+		assertThat(replicaA.tryConsume(key, TEN_PER_SECOND, 1).consumed()).isTrue(); // A saw 19 left
+		assertThat(replicaB.tryConsume(key, TEN_PER_SECOND, 19).consumed()).isTrue();
+
+		Consumption refused = replicaA.tryConsume(key, TEN_PER_SECOND, 1);
+		assertThat(refused.consumed()).isFalse();
+		assertThat(refused.nanosToWait()).isEqualTo(Duration.ofMillis(100).toNanos());
+	}
+
+	@Test
+	void tryConsumeWhenReplicasAlternateThenAdmitExactlyWhatOneBucketHolds() {
+		BucketStore replicaA = newStore(100);
+		BucketStore replicaB = replicaOf(replicaA);
+		BucketKey key = new BucketKey(6, 6);
+		int admitted = 0;
+		for (int step = 0; step < 200; step++) { // 10 s, a request every 50 ms to each, 20 rps against 10
+			admitted += replicaA.tryConsume(key, TEN_PER_SECOND, 1).consumed() ? 1 : 0;
+			admitted += replicaB.tryConsume(key, TEN_PER_SECOND, 1).consumed() ? 1 : 0;
+			this.time.advanceMillis(50);
+		}
+		assertThat(admitted).isEqualTo(20 + 10 * 10 - 1); // full at first; the last refill is 50 ms short
+	}
+
+	@Test
+	void refundWhenMadeByAnotherReplicaThenNextWriteSeesIt() {
+		BucketStore replicaA = newStore(100);
+		BucketStore replicaB = replicaOf(replicaA);
+		BucketKey key = new BucketKey(7, 7);
+		assertThat(replicaA.tryConsume(key, TEN_PER_SECOND, 20).consumed()).isTrue();
+
+		replicaB.refund(key, TEN_PER_SECOND, 5);
+
+		assertThat(replicaB.tryConsume(key, TEN_PER_SECOND, 5).consumed()).isTrue();
+	}
+
+	/**
+	 * Returns a second store on the keys of {@code store}, as another replica would have.
+	 */
+	private BucketStore replicaOf(BucketStore store) {
+		RedisBucketStore replica = new RedisBucketStore(RedisClient.create(redis.url()), this.prefix,
+				Duration.ofSeconds(2), 100, this.time);
+		this.opened.add(replica);
+		return replica;
 	}
 
 }

@@ -1,0 +1,156 @@
+package io.ratelimit.autoconfigure.redis;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.Optional;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.Expiry;
+import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
+import io.github.bucket4j.distributed.proxy.generic.compare_and_swap.CompareAndSwapOperation;
+import io.github.bucket4j.distributed.remote.MutableBucketEntry;
+import io.github.bucket4j.distributed.remote.RemoteBucketState;
+import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
+import io.github.bucket4j.redis.lettuce.cas.LettuceBasedProxyManager;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Bucket4j's compare-and-swap proxy manager for Lettuce that starts each operation from the
+ * state this process last saw of the bucket instead of reading it from Redis first.
+ * <p>
+ * Bucket4j's compare-and-swap costs two round trips per decision: {@code GET} the state,
+ * then a script that writes the new state only if the old one is still there. When this
+ * process was the last to write a bucket, the state it wrote is the state in Redis, so the
+ * {@code GET} is skipped: the script alone decides, one round trip. When another replica
+ * wrote since, the script finds different bytes and refuses; Bucket4j then retries, and the
+ * retry reads the state from Redis as before. A guess can cost a round trip, never
+ * correctness: only the script writes, and it writes only over the bytes it was given.
+ * <p>
+ * A request that the last-seen state refuses is refused without any round trip (Bucket4j
+ * writes nothing when it consumes nothing). That is exact too: every write after the one
+ * seen could only have taken tokens, so a bucket that was too empty then is too empty now.
+ * The exception is a refund made by another replica since, which this process sees at its
+ * next write: a client may be refused by its own refunded tokens for up to one refill of
+ * them.
+ * <p>
+ * A state is forgotten when its key expires in Redis (it is full then, and a guess would
+ * only fail), when a write fails or is refused, and beyond the most recent
+ * {@code maximumStates}. That a bucket does not exist is remembered too, for a second:
+ * Bucket4j asks twice when it creates a bucket, and the second answer is known.
+ */
+final class LastSeenStateProxyManager extends LettuceBasedProxyManager<byte[]> {
+
+	private final ExpirationAfterWriteStrategy expiration;
+
+	private final Cache<ByteBuffer, SeenState> seen;
+
+	/**
+	 * Creates a proxy manager.
+	 * @param builder Bucket4j's builder, configured with {@code expiration} among the rest
+	 * @param expiration the expiry of the builder, which also bounds how long a seen state
+	 * is kept
+	 * @param maximumStates the most bucket states kept
+	 */
+	LastSeenStateProxyManager(Bucket4jLettuce.LettuceBasedProxyManagerBuilder<byte[]> builder,
+			ExpirationAfterWriteStrategy expiration, long maximumStates) {
+		super(builder);
+		this.expiration = expiration;
+		this.seen = Caffeine.newBuilder()
+			.maximumSize(maximumStates)
+			.expireAfter(Expiry.writing((ByteBuffer key, SeenState state) -> state.keptFor()))
+			.build();
+	}
+
+	@Override
+	protected CompareAndSwapOperation beginCompareAndSwapOperation(byte[] key) {
+		return new FromLastSeenState(ByteBuffer.wrap(key), super.beginCompareAndSwapOperation(key));
+	}
+
+	private void saw(ByteBuffer key, byte[] bytes, RemoteBucketState state) {
+		long ttlMillis = this.expiration.calculateTimeToLiveMillis(state, currentTimeNanos());
+		if (ttlMillis > 0) {
+			this.seen.put(key, new SeenState(bytes, Duration.ofMillis(ttlMillis)));
+		}
+		else {
+			this.seen.invalidate(key);
+		}
+	}
+
+	/**
+	 * One compare-and-swap operation, over the retries of one request: the first read is the
+	 * last-seen state if there is one, every later read goes to Redis.
+	 */
+	private final class FromLastSeenState implements CompareAndSwapOperation {
+
+		private final ByteBuffer key;
+
+		private final CompareAndSwapOperation redis;
+
+		private boolean guessed;
+
+		FromLastSeenState(ByteBuffer key, CompareAndSwapOperation redis) {
+			this.key = key;
+			this.redis = redis;
+		}
+
+		@Override
+		public Optional<byte[]> getStateData(Optional<Long> timeoutNanos) {
+			if (!this.guessed) {
+				this.guessed = true;
+				SeenState state = LastSeenStateProxyManager.this.seen.getIfPresent(this.key);
+				if (state != null) {
+					return Optional.ofNullable(state.bytes());
+				}
+			}
+			try {
+				Optional<byte[]> data = this.redis.getStateData(timeoutNanos);
+				if (data.isPresent()) {
+					saw(this.key, data.get(), new MutableBucketEntry(data.get()).get());
+				}
+				else {
+					// Bucket4j answers "no bucket" and comes straight back to create it.
+					LastSeenStateProxyManager.this.seen.put(this.key, SeenState.ABSENT);
+				}
+				return data;
+			}
+			catch (RuntimeException ex) {
+				LastSeenStateProxyManager.this.seen.invalidate(this.key);
+				throw ex;
+			}
+		}
+
+		@Override
+		public boolean compareAndSwap(byte[] originalData, byte[] newData, RemoteBucketState newState,
+				Optional<Long> timeoutNanos) {
+			// Forgotten first: if the write times out, nobody knows what Redis holds.
+			LastSeenStateProxyManager.this.seen.invalidate(this.key);
+			boolean swapped = this.redis.compareAndSwap(originalData, newData, newState, timeoutNanos);
+			if (swapped) {
+				saw(this.key, newData, newState);
+			}
+			return swapped;
+		}
+
+	}
+
+	/**
+	 * The bytes of a bucket's state as last read or written ({@code null} if there was no
+	 * bucket), and how long to keep them: a little less than Redis keeps them, so that a
+	 * guess never races the key's expiry.
+	 */
+	private record SeenState(byte @Nullable [] bytes, Duration keptFor) {
+
+		private static final Duration MARGIN = Duration.ofMillis(500);
+
+		/** No bucket: remembered for the creation that follows at once. */
+		static final SeenState ABSENT = new SeenState(null, Duration.ofSeconds(1));
+
+		SeenState(byte @Nullable [] bytes, Duration keptFor) {
+			this.bytes = bytes;
+			this.keptFor = keptFor.compareTo(MARGIN) > 0 ? keptFor.minus(MARGIN) : Duration.ZERO;
+		}
+
+	}
+
+}
