@@ -20,8 +20,8 @@ import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Each condition of the Redis auto-configuration. No Redis is needed: the connection opens
- * on first use.
+ * Each condition of the Redis auto-configuration. No Redis is needed: nothing listens on
+ * the port given, and a refused connection does not hold up startup.
  */
 class RateLimitRedisAutoConfigurationTest {
 

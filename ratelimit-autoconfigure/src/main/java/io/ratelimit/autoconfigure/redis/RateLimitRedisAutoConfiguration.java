@@ -1,7 +1,6 @@
 package io.ratelimit.autoconfigure.redis;
 
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
 
 import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import io.lettuce.core.ClientOptions;
@@ -61,6 +60,9 @@ import org.springframework.core.env.Environment;
 @EnableConfigurationProperties(RateLimitProperties.class)
 public class RateLimitRedisAutoConfiguration {
 
+	/** The longest startup waits for the Redis store to warm up. */
+	private static final Duration WARM_UP_BUDGET = Duration.ofSeconds(3);
+
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
 	RedisGlobalBuckets rateLimitRedisGlobalBuckets(RateLimitProperties properties, Environment environment,
@@ -81,8 +83,9 @@ public class RateLimitRedisAutoConfiguration {
 		RedisBucketStore remote = new RedisBucketStore(client(uri, timeout), redis.getKeyPrefix(), timeout,
 				properties.getBuckets().getMaximumEntries(), TimeSource.system());
 		try {
-			// Connect ahead of the first request, without delaying startup or failing it.
-			CompletableFuture.runAsync(remote::connect);
+			// Connected and warm before the first request; never failing startup (Redis may be
+			// down: then connecting fails at once and each request's failure mode decides).
+			remote.connect(WARM_UP_BUDGET);
 			return new RedisGlobalBuckets(remote, InvalidRateLimitPropertyException.check(
 					"ratelimit.redis.failure-threshold", () -> new FailoverBucketStore(remote, redis.getFailureMode(),
 							local, redis.getFailureThreshold(), redis.getCooldown(), TimeSource.system())));

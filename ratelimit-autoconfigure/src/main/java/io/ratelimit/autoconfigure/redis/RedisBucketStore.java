@@ -1,6 +1,9 @@
 package io.ratelimit.autoconfigure.redis;
 
+import java.math.BigDecimal;
+import java.net.ConnectException;
 import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.HexFormat;
@@ -58,6 +61,14 @@ final class RedisBucketStore implements BucketStore, AutoCloseable {
 	private static final Duration KEEP_AFTER_FULL = Duration.ofSeconds(1);
 
 	private static final HexFormat HEX = HexFormat.of();
+
+	private static final SecureRandom RANDOM = new SecureRandom();
+
+	/** Decisions run by the warm-up: enough for the JIT to compile the path of one. */
+	private static final int WARM_UP_DECISIONS = 200;
+
+	/** Admits every warm-up decision, and lets its key expire a second after the last. */
+	private static final BucketLimits WARM_UP_LIMITS = BucketLimits.of(BigDecimal.valueOf(1000), BigDecimal.ONE, 1);
 
 	private final RedisClient client;
 
@@ -165,18 +176,48 @@ final class RedisBucketStore implements BucketStore, AutoCloseable {
 	}
 
 	/**
-	 * Opens the connection now if it is not open, so that the first request does not pay
-	 * for it (connecting the first time takes longer than the request timeout allows).
+	 * Opens the connection now if it is not open, then warms the path of a decision up on a
+	 * bucket of its own, so that the first requests do not pay for either. In a fresh JVM
+	 * the first calls (connecting, loading and compiling the client's and Bucket4j's code)
+	 * take longer than the request timeout allows, and requests would start the cooldown
+	 * of {@link FailoverBucketStore} right after every deploy.
+	 * @param budget the longest time to spend connecting and warming up; a refused
+	 * connection (Redis down) gives up at once
 	 * @return whether the connection is open
 	 */
-	boolean connect() {
-		try {
-			connected();
-			return true;
+	boolean connect(Duration budget) {
+		long deadline = System.nanoTime() + budget.toNanos();
+		while (this.connected == null) {
+			try {
+				connected();
+			}
+			catch (RuntimeException ex) {
+				if (refused(ex) || System.nanoTime() - deadline >= 0) {
+					return false;
+				}
+			}
 		}
-		catch (RuntimeException ex) {
-			return false;
+		BucketKey warmUp = new BucketKey(RANDOM.nextLong(), RANDOM.nextLong());
+		int answered = 0;
+		while (answered < WARM_UP_DECISIONS && System.nanoTime() - deadline < 0) {
+			try {
+				tryConsume(warmUp, WARM_UP_LIMITS, 1);
+				answered++;
+			}
+			catch (RuntimeException ex) {
+				// Too slow yet (the timeout is short): keep warming up until the budget is spent.
+			}
 		}
+		return true;
+	}
+
+	private static boolean refused(Throwable ex) {
+		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+			if (cause instanceof ConnectException) {
+				return true;
+			}
+		}
+		return false;
 	}
 
 	private Connected connected() {
