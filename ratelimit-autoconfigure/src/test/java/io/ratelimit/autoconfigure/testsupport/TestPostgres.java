@@ -2,8 +2,13 @@ package io.ratelimit.autoconfigure.testsupport;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
 
@@ -20,9 +25,14 @@ import org.testcontainers.containers.PostgreSQLContainer;
  * <li>a Testcontainers container, when a Docker engine is available;</li>
  * <li>the local server on {@code 127.0.0.1:5432}, user {@code postgres}.</li>
  * </ol>
- * Each test class gets a database of its own, created for it and dropped after it.
+ * Each test class gets a database of its own, created for it and dropped after it. The
+ * name carries its creation time, so that the databases of an interrupted run (a killed
+ * build drops nothing) are dropped by a later run once they are a day old; a run that is
+ * still going is never that old.
  */
 public final class TestPostgres {
+
+	private static final String PREFIX = "ratelimit_test_";
 
 	private static @Nullable Server server;
 
@@ -36,7 +46,8 @@ public final class TestPostgres {
 	 */
 	public static PostgresDatabase newDatabase() {
 		Server server = server();
-		String name = "ratelimit_test_" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+		String name = PREFIX + Instant.now().getEpochSecond() + "_"
+				+ UUID.randomUUID().toString().replace("-", "").substring(0, 12);
 		server.execute("CREATE DATABASE " + name);
 		return new PostgresDatabase(server.urlOf(name), server.user(), server.password(),
 				() -> server.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)"), (available) -> {
@@ -51,6 +62,7 @@ public final class TestPostgres {
 	private static synchronized Server server() {
 		if (server == null) {
 			server = locate();
+			server.dropDatabasesCreatedBefore(Instant.now().minus(Duration.ofDays(1)));
 		}
 		return server;
 	}
@@ -81,6 +93,27 @@ public final class TestPostgres {
 			int query = this.adminUrl.indexOf('?', slash);
 			return this.adminUrl.substring(0, slash + 1) + database
 					+ ((query >= 0) ? this.adminUrl.substring(query) : "");
+		}
+
+		void dropDatabasesCreatedBefore(Instant moment) {
+			List<String> stale = new ArrayList<>();
+			try (Connection connection = DriverManager.getConnection(this.adminUrl, this.user, this.password);
+					Statement statement = connection.createStatement();
+					ResultSet names = statement.executeQuery("SELECT datname FROM pg_database WHERE datname LIKE '"
+							+ PREFIX + "%'")) {
+				while (names.next()) {
+					String name = names.getString(1);
+					String[] parts = name.substring(PREFIX.length()).split("_");
+					if (parts.length == 2 && parts[0].matches("[0-9]{1,19}")
+							&& Long.parseLong(parts[0]) < moment.getEpochSecond()) {
+						stale.add(name);
+					}
+				}
+			}
+			catch (SQLException ex) {
+				return; // Tidying up is a courtesy; the tests do not depend on it.
+			}
+			stale.forEach((name) -> execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)"));
 		}
 
 		void execute(String sql) {
