@@ -1,0 +1,464 @@
+#!/usr/bin/env bash
+# End-to-end load test: the sample app with the rate limiter off, on (every request
+# admitted) and refusing (almost every request 429), and the same catalogue endpoint behind
+# bucket4j-spring-boot-starter (bucket4j-peer-app) off, admitting and refusing. Every variant
+# runs as its own `java -jar` process on loopback; wrk drives them in turn, several rounds,
+# and the script prints a Markdown report of the medians and their ratios on stdout
+# (progress goes to stderr). What it measures and why: docs/benchmarks.md.
+#
+#   scripts/load-test.sh > results.md                       # the full run (about 12 minutes)
+#   ROUNDS=2 DURATION=5 scripts/load-test.sh > results.md   # a smoke run
+#
+# Settings (environment variables):
+#   ROUNDS       measured runs of each variant, alternating variants              (5)
+#   DURATION     seconds of each measured run                                     (10)
+#   WARMUP       least seconds of load on each variant before the first round; the
+#                warm-up goes on in 5 s steps until the JIT compilers of the
+#                variant's JVM were (almost) idle for a whole step                (20)
+#   WARMUP_MAX   most seconds of warm-up of each variant                          (180)
+#   CONNECTIONS  wrk connections, all from 127.0.0.1, so one client to the limiters (16)
+#   THREADS      wrk threads                                                      (1)
+#   VARIANTS     which variants, in this order                 (all six, see VARIANT_LIST)
+#   PIN          1: apps on APP_CPUS, wrk on WRK_CPUS with taskset; 0: no pinning (1)
+#   APP_CPUS     CPUs of the applications                                         (1)
+#   WRK_CPUS     CPUs of wrk                                                      (0)
+#   JAVA_OPTS    JVM options of every application     (-Xms512m -Xmx512m -XX:+UseSerialGC)
+#   BASE_PORT    first loopback port; the variants use consecutive ones           (28081)
+#   SKIP_BUILD   1: use the jars already built                                    (0)
+#   OUT_DIR      runs.tsv (every run), report.md and each application's log       (target/load-test)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ROUNDS=${ROUNDS:-5}
+DURATION=${DURATION:-10}
+WARMUP=${WARMUP:-20}
+WARMUP_MAX=${WARMUP_MAX:-180}
+CONNECTIONS=${CONNECTIONS:-16}
+THREADS=${THREADS:-1}
+VARIANT_LIST="disabled enabled rejected bucket4j-disabled bucket4j bucket4j-rejected"
+VARIANTS=${VARIANTS:-$VARIANT_LIST}
+PIN=${PIN:-1}
+APP_CPUS=${APP_CPUS:-1}
+WRK_CPUS=${WRK_CPUS:-0}
+JAVA_OPTS=${JAVA_OPTS:--Xms512m -Xmx512m -XX:+UseSerialGC}
+BASE_PORT=${BASE_PORT:-28081}
+SKIP_BUILD=${SKIP_BUILD:-0}
+OUT_DIR=${OUT_DIR:-target/load-test}
+
+ENDPOINT=/api/products
+SAMPLE_JAR=sample-app/target/sample-app-0.1.0-SNAPSHOT.jar
+PEER_JAR=bucket4j-peer-app/target/bucket4j-peer-app-0.1.0-SNAPSHOT.jar
+# The peer's version, for the report (the parent pom's property).
+PEER_VERSION=$(sed -n 's:.*<bucket4j-spring-boot-starter.version>\(.*\)</bucket4j-spring-boot-starter.version>.*:\1:p' pom.xml)
+
+read -r -a variants <<<"$VARIANTS"
+declare -A pids=() ports=()
+
+log() {
+  echo "[load-test $(date +%H:%M:%S)] $*" >&2
+}
+
+fail() {
+  echo "load-test: $*" >&2
+  exit 1
+}
+
+stop_apps() {
+  local pid
+  for pid in "${pids[@]}"; do
+    kill "$pid" 2>/dev/null || true
+  done
+  for pid in "${pids[@]}"; do
+    for _ in $(seq 1 30); do
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 0.5
+    done
+    kill -9 "$pid" 2>/dev/null || true
+  done
+  pids=()
+}
+trap stop_apps EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+# --- what each variant is ---------------------------------------------------------------
+
+describe() {
+  case $1 in
+    disabled) echo "sample app, limiter off (\`ratelimit.enabled=false\`)" ;;
+    enabled) echo "sample app, limiter on, 1,000,000 rps per client: all admitted" ;;
+    rejected) echo "sample app, limiter on, 1 rps per client: almost all 429" ;;
+    bucket4j-disabled) echo "peer app, bucket4j off (\`bucket4j.enabled=false\`)" ;;
+    bucket4j) echo "peer app, bucket4j-spring-boot-starter $PEER_VERSION, 1,000,000 rps per client: all admitted" ;;
+    bucket4j-rejected) echo "peer app, bucket4j-spring-boot-starter $PEER_VERSION, 1 rps per client: almost all 429" ;;
+  esac
+}
+
+# The command line of a variant. Limits are per client address with bursts of twice the
+# rate, in both limiters (the sample's burst factor is 2).
+app_args() {
+  case $1 in
+    disabled) echo "$SAMPLE_JAR --spring.profiles.active=loadtest --ratelimit.enabled=false" ;;
+    enabled) echo "$SAMPLE_JAR --spring.profiles.active=loadtest --spring.flyway.placeholders.rps=1000000" ;;
+    rejected) echo "$SAMPLE_JAR --spring.profiles.active=loadtest --spring.flyway.placeholders.rps=1" ;;
+    bucket4j-disabled) echo "$PEER_JAR --bucket4j.enabled=false" ;;
+    bucket4j) echo "$PEER_JAR --peer.limit.rps=1000000 --peer.limit.capacity=2000000" ;;
+    bucket4j-rejected) echo "$PEER_JAR --peer.limit.rps=1 --peer.limit.capacity=2" ;;
+  esac
+}
+
+# Whether the variant is meant to refuse the load (rather than admit it).
+refuses() {
+  [[ $1 == rejected || $1 == bucket4j-rejected ]]
+}
+
+# A response header that only an active limiter of that variant sets, or nothing.
+limiter_header() {
+  case $1 in
+    enabled | rejected) echo "RateLimit-Policy" ;;
+    bucket4j | bucket4j-rejected) echo "X-Rate-Limit-Remaining" ;;
+  esac
+}
+
+# --- preparation ------------------------------------------------------------------------
+
+ensure_wrk() {
+  command -v wrk >/dev/null && return 0
+  if command -v apt-get >/dev/null && [[ $(id -u) == 0 ]]; then
+    log "installing wrk (Debian package)"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get install -y -qq wrk >&2 || { apt-get update -qq >&2 && apt-get install -y -qq wrk >&2; } \
+      || fail "could not install wrk with apt-get"
+    return 0
+  fi
+  fail "wrk is not installed. Install it (Debian, Ubuntu: apt-get install wrk; macOS: brew install wrk) and run again."
+}
+
+check_settings() {
+  local v
+  [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || fail "ROUNDS must be a positive integer, not '$ROUNDS'"
+  [[ $DURATION =~ ^[1-9][0-9]*$ ]] || fail "DURATION must be a positive number of seconds, not '$DURATION'"
+  [[ $WARMUP =~ ^[0-9]+$ ]] || fail "WARMUP must be a number of seconds, not '$WARMUP'"
+  [[ $WARMUP_MAX =~ ^[0-9]+$ ]] || fail "WARMUP_MAX must be a number of seconds, not '$WARMUP_MAX'"
+  ((${#variants[@]} > 0)) || fail "VARIANTS is empty"
+  for v in "${variants[@]}"; do
+    [[ " $VARIANT_LIST " == *" $v "* ]] || fail "unknown variant '$v' in VARIANTS; known: $VARIANT_LIST"
+  done
+  if [[ $PIN == 1 ]]; then
+    command -v taskset >/dev/null || fail "PIN=1 needs taskset (util-linux); run with PIN=0 to skip pinning"
+    (($(nproc) >= 2)) || { log "one CPU only: not pinning"; PIN=0; }
+  fi
+}
+
+build() {
+  if [[ $SKIP_BUILD == 1 ]]; then
+    [[ -f $SAMPLE_JAR && -f $PEER_JAR ]] || fail "SKIP_BUILD=1 but $SAMPLE_JAR or $PEER_JAR is missing"
+    return 0
+  fi
+  log "building the sample app and the peer app"
+  ./mvnw -q -pl sample-app,bucket4j-peer-app -am package -DskipTests >&2
+}
+
+# The command prefix that runs a process on the given CPUs, or nothing without pinning.
+pin_prefix() {
+  [[ $PIN == 1 ]] && echo "taskset -c $1"
+  return 0
+}
+
+port_open() {
+  (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
+start_app() {
+  local variant=$1 port=$2 args
+  port_open "$port" && fail "port $port is in use; set BASE_PORT to a free range"
+  read -r -a args <<<"$(app_args "$variant")"
+  local opts prefix
+  read -r -a opts <<<"$JAVA_OPTS"
+  read -r -a prefix <<<"$(pin_prefix "$APP_CPUS")"
+  # A simple command, so that $! is the JVM itself (taskset execs it).
+  "${prefix[@]}" java "${opts[@]}" -jar "${args[@]}" --server.address=127.0.0.1 --server.port="$port" \
+    >"$OUT_DIR/$variant.log" 2>&1 &
+  pids[$variant]=$!
+  ports[$variant]=$port
+}
+
+wait_ready() {
+  local variant=$1 port=${ports[$1]}
+  for _ in $(seq 1 600); do
+    kill -0 "${pids[$variant]}" 2>/dev/null || {
+      tail -n 30 "$OUT_DIR/$variant.log" >&2
+      fail "$variant stopped during startup (log: $OUT_DIR/$variant.log)"
+    }
+    [[ $(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/actuator/health") == 200 ]] && return 0
+    sleep 0.5
+  done
+  fail "$variant was not ready after 300 s (log: $OUT_DIR/$variant.log)"
+}
+
+# The "name":value members of a flat JSON body, sorted: the order of a Map.of's keys
+# changes from one JVM to the next.
+json_members() {
+  tr '{},[]' '\n\n\n\n\n' <<<"$1" | grep -v '^$' | sort | tr '\n' ' '
+}
+
+# Proves each variant is what it claims before anything is measured: the same body on the
+# same endpoint everywhere, the limiter's header where a limiter is on and nowhere else,
+# and a 429 by the third request where the limit is 1 rps with bursts of 2.
+check_app() {
+  local variant=$1 url="http://127.0.0.1:${ports[$1]}$ENDPOINT" header status headers body
+  header=$(limiter_header "$variant")
+  headers=$(curl -s -D - -o "$OUT_DIR/$variant.body" "$url")
+  status=$(head -n 1 <<<"$headers" | awk '{print $2}')
+  body=$(cat "$OUT_DIR/$variant.body")
+  [[ $status == 200 ]] || fail "$variant answered $status to the first GET $ENDPOINT"
+  [[ $(json_members "$body") == "$(json_members "$EXPECTED_BODY")" && ${#body} == "${#EXPECTED_BODY}" ]] \
+    || fail "$variant answered a different body: $body, not $EXPECTED_BODY"
+  if [[ -n $header ]]; then
+    grep -qi "^$header:" <<<"$headers" || fail "$variant sent no $header field: is its limiter on?"
+  else
+    ! grep -qiE "^(RateLimit-Policy|X-Rate-Limit-Remaining):" <<<"$headers" \
+      || fail "$variant is meant to run without a limiter but sent a rate-limit field"
+  fi
+  if refuses "$variant"; then
+    local codes
+    codes=$(for _ in 1 2 3 4; do curl -s -o /dev/null -w '%{http_code} ' "$url"; done)
+    [[ $codes == *429* ]] || fail "$variant should refuse most requests but answered: $codes"
+  fi
+}
+
+# --- measuring --------------------------------------------------------------------------
+
+CLK_TCK=$(getconf CLK_TCK)
+
+# CPU time (user + system) in clock ticks of a process or thread, from its /proc stat file;
+# the fields after the command name, which may hold spaces.
+ticks() {
+  sed 's/^.*) //' "$1" 2>/dev/null | awk '{ print $12 + $13 }'
+}
+
+# CPU ticks of the JIT compiler threads of a JVM so far.
+jit_ticks() {
+  local task total=0
+  for task in /proc/"$1"/task/*; do
+    [[ $(cat "$task/comm" 2>/dev/null) == C[12]\ CompilerThre* ]] && total=$((total + $(ticks "$task/stat")))
+  done
+  echo "$total"
+}
+
+# Load on a variant until its JVM has compiled what the load needs: at least WARMUP
+# seconds, then until the JIT used at most 2 % of a 5 s step (it competes with the
+# application on the same CPU, so a JVM still compiling is measured slow), at most
+# WARMUP_MAX seconds.
+warm_up() {
+  local variant=$1 pid=${pids[$1]} elapsed=0 step=5 jit_before jit_used
+  while ((elapsed < WARMUP_MAX)); do
+    jit_before=$(jit_ticks "$pid")
+    drive "$variant" "$step"
+    elapsed=$((elapsed + step))
+    jit_used=$(($(jit_ticks "$pid") - jit_before))
+    if ((elapsed >= WARMUP && jit_used * 100 <= 2 * step * CLK_TCK)); then
+      log "$variant warm after $elapsed s"
+      return 0
+    fi
+  done
+  log "$variant: the JIT was still busy after $WARMUP_MAX s of warm-up"
+  STILL_COMPILING+=("$variant")
+}
+
+# One wrk run; sets RESULT to "requests duration_us non2xx socket_errors p50_us p90_us p99_us".
+drive() {
+  local variant=$1 seconds=$2 line prefix
+  read -r -a prefix <<<"$(pin_prefix "$WRK_CPUS")"
+  line=$("${prefix[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d"${seconds}s" -s scripts/load-test/report.lua \
+    "http://127.0.0.1:${ports[$variant]}$ENDPOINT" | grep '^RESULT ') || fail "wrk failed on $variant"
+  RESULT=$(sed -E 's/^RESULT requests=([0-9]+) duration_us=([0-9]+) non2xx=([0-9]+) socket_errors=([0-9]+) p50_us=([0-9]+) p90_us=([0-9]+) p99_us=([0-9]+)$/\1 \2 \3 \4 \5 \6 \7/' <<<"$line")
+}
+
+# The median of the numbers on stdin.
+median() {
+  sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) exit; print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# A column of a variant's runs in runs.tsv, in round order. The columns: 1 round, 2 variant,
+# 3 rps, 4 p50_ms, 5 p90_ms, 6 p99_ms, 7 non2xx_share, 8 socket_errors, 9 cpu_us_per_request,
+# 10 jit_ms.
+column_of() {
+  local variant=$1 column=$2
+  awk -v v="$variant" -v c="$column" 'NR > 1 && $2 == v { print $c }' "$OUT_DIR/runs.tsv"
+}
+
+has_variant() {
+  [[ " ${variants[*]} " == *" $1 "* ]]
+}
+
+# "ratio of medians | median (min-max) of the per-round ratios" of a column, a / b.
+ratio_cells() {
+  local a=$1 b=$2 column=$3 ma mb
+  ma=$(column_of "$a" "$column" | median)
+  mb=$(column_of "$b" "$column" | median)
+  awk -v ma="$ma" -v mb="$mb" 'BEGIN { printf "%.3f", ma / mb }'
+  printf ' | '
+  paste <(column_of "$a" "$column") <(column_of "$b" "$column") | awk '{ print $1 / $2 }' | sort -g \
+    | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
+        printf "%.3f (%.3f–%.3f)", m, v[1], v[NR] }'
+}
+
+# A report row for a target: "met" when the ratio of medians is at least (ge) or above (gt)
+# the bound.
+target_row() {
+  local label=$1 a=$2 b=$3 column=$4 op=$5 bound=$6 ratio cells verdict
+  has_variant "$a" && has_variant "$b" || return 0
+  cells=$(ratio_cells "$a" "$b" "$column")
+  ratio=${cells%% *}
+  verdict=$(awk -v r="$ratio" -v b="$bound" -v op="$op" \
+    'BEGIN { ok = (op == "ge") ? (r >= b) : (r > b); print ok ? "met" : "**not met**" }')
+  local sign='≥'
+  [[ $op == gt ]] && sign='>'
+  echo "| $label | $cells | $sign $bound | $verdict |"
+}
+
+info_row() {
+  local label=$1 a=$2 b=$3 column=$4
+  has_variant "$a" && has_variant "$b" || return 0
+  echo "| $label | $(ratio_cells "$a" "$b" "$column") | | |"
+}
+
+report() {
+  local v
+  echo "#### Load test of $(date -u +%Y-%m-%d)"
+  echo
+  echo "- Machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) CPUs," \
+    "$(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo) RAM, Linux $(uname -r)," \
+    "$(. /etc/os-release 2>/dev/null && echo "$PRETTY_NAME")"
+  echo "- $(java -version 2>&1 | head -n 2 | tail -n 1), \`$JAVA_OPTS\`; $(wrk -v 2>&1 | head -n 1 | cut -d' ' -f1-2)"
+  echo "- Load average before: $LOAD_BEFORE; after: $(cut -d' ' -f1-3 /proc/loadavg)"
+  if [[ $PIN == 1 ]]; then
+    echo "- Pinned with taskset: applications on CPU $APP_CPUS, wrk on CPU $WRK_CPUS"
+  else
+    echo "- Not pinned: applications and wrk share all CPUs"
+  fi
+  local variants_setting=""
+  [[ $VARIANTS != "$VARIANT_LIST" ]] && variants_setting="VARIANTS='${variants[*]}' "
+  echo "- Command: \`ROUNDS=$ROUNDS DURATION=$DURATION WARMUP=$WARMUP WARMUP_MAX=$WARMUP_MAX CONNECTIONS=$CONNECTIONS" \
+    "THREADS=$THREADS PIN=$PIN $variants_setting""scripts/load-test.sh\`"
+  echo "- CPU µs/req: CPU time of the application's JVM (all its threads) during a run, per request"
+  echo "- \`GET $ENDPOINT\` on loopback, $CONNECTIONS keep-alive connections from one address;" \
+    "at least $WARMUP s of warm-up per variant (until its JIT is idle), then $ROUNDS round(s) of $DURATION s per variant, variants" \
+    "alternating (each round starts one variant later); medians over the rounds"
+  echo
+  echo "| variant | what runs | req/s | CPU µs/req | p50 ms | p90 ms | p99 ms | non-2xx |"
+  echo "|---|---|---|---|---|---|---|---|"
+  for v in "${variants[@]}"; do
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$v" "$(describe "$v")" \
+      "$(column_of "$v" 3 | median | awk '{ printf "%.0f", $1 }')" \
+      "$(column_of "$v" 9 | median | awk '{ printf "%.0f", $1 }')" \
+      "$(column_of "$v" 4 | median | awk '{ printf "%.2f", $1 }')" \
+      "$(column_of "$v" 5 | median | awk '{ printf "%.2f", $1 }')" \
+      "$(column_of "$v" 6 | median | awk '{ printf "%.2f", $1 }')" \
+      "$(column_of "$v" 7 | median | awk '{ printf "%.1f %%", $1 * 100 }')"
+  done
+  local ratios
+  ratios=$(
+    target_row "req/s, limiter on / off" enabled disabled 3 ge 0.95
+    target_row "req/s, limiter on / bucket4j on" enabled bucket4j 3 ge 1.00
+    info_row "req/s, bucket4j on / off" bucket4j bucket4j-disabled 3
+    info_row "req/s, peer app / sample app, both without limiter" bucket4j-disabled disabled 3
+    target_row "req/s, limiter refusing / admitting" rejected enabled 3 gt 1.00
+    target_row "req/s, limiter refusing / bucket4j refusing" rejected bucket4j-rejected 3 ge 1.00
+    info_row "req/s, bucket4j refusing / admitting" bucket4j-rejected bucket4j 3
+    info_row "CPU per request, limiter on / off" enabled disabled 9
+    info_row "CPU per request, limiter on / bucket4j on" enabled bucket4j 9
+    info_row "CPU per request, bucket4j on / off" bucket4j bucket4j-disabled 9
+    info_row "CPU per request, limiter refusing / admitting" rejected enabled 9
+    info_row "p50, limiter on / off" enabled disabled 4
+    info_row "p50, limiter on / bucket4j on" enabled bucket4j 4
+    info_row "p50, limiter refusing / admitting" rejected enabled 4
+  )
+  if [[ -n $ratios ]]; then
+    echo
+    echo "| ratio | of medians | per round: median (min–max) | target | |"
+    echo "|---|---|---|---|---|"
+    echo "$ratios"
+  fi
+  if ((${#STILL_COMPILING[@]} > 0)); then
+    echo
+    echo "**Not warm:** the JIT of ${STILL_COMPILING[*]} was still busy after $WARMUP_MAX s of warm-up."
+  fi
+  local busy_jit
+  busy_jit=$(awk -v d="$DURATION" 'NR > 1 && $10 > d * 1000 * 0.02 { printf "%s%s (round %s, %d ms)", sep, $2, $1, $10; sep = ", " }' \
+    "$OUT_DIR/runs.tsv")
+  if [[ -n $busy_jit ]]; then
+    echo
+    echo "The JIT used more than 2 % of a run in: $busy_jit."
+  fi
+  local socket_errors
+  socket_errors=$(awk 'NR > 1 { s += $8 } END { print s + 0 }' "$OUT_DIR/runs.tsv")
+  if ((socket_errors > 0)); then
+    echo
+    echo "wrk counted $socket_errors socket errors (connect, read, write or timeout) over all runs; see $OUT_DIR/runs.tsv."
+  fi
+  for v in "${variants[@]}"; do
+    refuses "$v" && continue
+    if awk -v v="$v" 'NR > 1 && $2 == v && $7 > 0 { found = 1 } END { exit !found }' "$OUT_DIR/runs.tsv"; then
+      echo
+      echo "**$v refused some requests**: the limits are not high enough for this load, and its figures are not of the admitted path."
+    fi
+  done
+}
+
+# --- the run ----------------------------------------------------------------------------
+
+check_settings
+ensure_wrk
+command -v curl >/dev/null || fail "curl is not installed"
+mkdir -p "$OUT_DIR"
+build
+
+LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
+log "starting ${variants[*]}"
+port=$BASE_PORT
+for v in "${variants[@]}"; do
+  start_app "$v" "$port"
+  port=$((port + 1))
+done
+for v in "${variants[@]}"; do
+  wait_ready "$v"
+done
+EXPECTED_BODY=$(curl -s "http://127.0.0.1:${ports[${variants[0]}]}$ENDPOINT")
+[[ $EXPECTED_BODY == \[* ]] || fail "${variants[0]} answered $ENDPOINT with: $EXPECTED_BODY"
+for v in "${variants[@]}"; do
+  check_app "$v"
+done
+
+STILL_COMPILING=()
+for v in "${variants[@]}"; do
+  log "warming up $v"
+  warm_up "$v"
+done
+
+printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' round variant rps p50_ms p90_ms p99_ms non2xx_share \
+  socket_errors cpu_us_per_request jit_ms >"$OUT_DIR/runs.tsv"
+count=${#variants[@]}
+for round in $(seq 1 "$ROUNDS"); do
+  for i in $(seq 0 $((count - 1))); do
+    v=${variants[$(((i + round - 1) % count))]}
+    log "round $round/$ROUNDS: $v"
+    pid=${pids[$v]}
+    cpu_before=$(ticks "/proc/$pid/stat")
+    jit_before=$(jit_ticks "$pid")
+    drive "$v" "$DURATION"
+    cpu_used=$(($(ticks "/proc/$pid/stat") - cpu_before))
+    jit_used=$(($(jit_ticks "$pid") - jit_before))
+    read -r requests duration non2xx socket_errors p50 p90 p99 <<<"$RESULT"
+    awk -v r="$round" -v v="$v" -v n="$requests" -v d="$duration" -v x="$non2xx" -v e="$socket_errors" \
+      -v p50="$p50" -v p90="$p90" -v p99="$p99" -v cpu="$cpu_used" -v jit="$jit_used" -v hz="$CLK_TCK" \
+      'BEGIN { printf "%d\t%s\t%.1f\t%.3f\t%.3f\t%.3f\t%.5f\t%d\t%.1f\t%d\n", r, v, n / (d / 1e6), p50 / 1000,
+        p90 / 1000, p99 / 1000, (n > 0) ? x / n : 0, e, (n > 0) ? cpu / hz * 1e6 / n : 0, (jit > 0 ? jit : 0) / hz * 1000 }' \
+      >>"$OUT_DIR/runs.tsv"
+  done
+done
+
+stop_apps
+report | tee "$OUT_DIR/report.md"
+log "runs: $OUT_DIR/runs.tsv; report: $OUT_DIR/report.md; logs: $OUT_DIR/*.log"
