@@ -45,6 +45,16 @@ public class CachedBodyRequest extends HttpServletRequestWrapper {
 		return (this.prefix.length <= limit) ? this.prefix : null;
 	}
 
+	/**
+	 * Returns the request to hand on to the application: this one once the body has been
+	 * read through it (what was read ahead must be replayed), otherwise the request it wraps,
+	 * so that the rest of the chain does not pay for a wrapper it has no use for.
+	 * @return the request for the application
+	 */
+	public HttpServletRequest forApplication() {
+		return (this.prefix != null || this.stream != null) ? this : (HttpServletRequest) getRequest();
+	}
+
 	@Override
 	public ServletInputStream getInputStream() throws IOException {
 		if (this.stream == null) {

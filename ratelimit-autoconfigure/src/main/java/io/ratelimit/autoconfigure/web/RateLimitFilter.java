@@ -46,8 +46,8 @@ public class RateLimitFilter extends OncePerRequestFilter {
 	protected void doFilterInternal(HttpServletRequest servletRequest, HttpServletResponse response,
 			FilterChain chain) throws ServletException, IOException {
 		// Sensitive endpoints may need the body read ahead of the application, and replayed.
-		HttpServletRequest request = this.limiter.hasSensitiveEndpoints() ? new CachedBodyRequest(servletRequest)
-				: servletRequest;
+		CachedBodyRequest cached = this.limiter.hasSensitiveEndpoints() ? new CachedBodyRequest(servletRequest) : null;
+		HttpServletRequest request = (cached != null) ? cached : servletRequest;
 		Decision decision;
 		try {
 			decision = this.limiter.evaluate(new ServletRateLimitRequest(request));
@@ -58,7 +58,7 @@ public class RateLimitFilter extends OncePerRequestFilter {
 				ProblemResponses.unavailable(request, response);
 				return;
 			}
-			chain.doFilter(request, response);
+			chain.doFilter((cached != null) ? cached.forApplication() : request, response);
 			return;
 		}
 		this.listener.onDecision(request, decision);
@@ -71,7 +71,7 @@ public class RateLimitFilter extends OncePerRequestFilter {
 			return;
 		}
 		decision.forEachHeader(response::setHeader);
-		chain.doFilter(request, response);
+		chain.doFilter((cached != null) ? cached.forApplication() : request, response);
 	}
 
 }
