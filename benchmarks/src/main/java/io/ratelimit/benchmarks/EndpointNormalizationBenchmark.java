@@ -29,10 +29,16 @@ import org.springframework.mock.web.MockHttpServletRequest;
  * <ul>
  * <li>{@code match}: {@code GET /api/things<last>/12345}, served by the last registered
  * {@code GET /api/things<last>/{id}}. A route with a path variable, so Spring MVC matches
- * the path against every pattern instead of finding it in its map of literal paths.</li>
+ * the path against every pattern instead of finding it in its map of literal paths; the
+ * resolver has cached the template of this path since the fixture's check, so this is the
+ * cost of a path clients use again.</li>
+ * <li>{@code matchDistinctPaths}: the same route, with {@value #DISTINCT_PATHS} ids taken in
+ * turn, more paths than the resolver caches, so nearly every call asks Spring MVC: the cost
+ * of a path seen for the first time, and what a client that never repeats an id costs.</li>
  * <li>{@code noMatch}: {@code GET /api/unknown/12345}, which no route serves: every handler
- * mapping is asked, the static-resource mapping on {@code /**} answers, and the resolver
- * charges {@code UNKNOWN}.</li>
+ * mapping is asked, except the annotated one whose patterns cannot match, the
+ * static-resource mapping on {@code /**} answers, and the resolver charges
+ * {@code UNKNOWN}.</li>
  * </ul>
  * The request is one {@link MockHttpServletRequest} per case; the resolver keeps what the
  * lookup stores in request attributes to itself, so every call starts from a clean request.
@@ -51,6 +57,8 @@ import org.springframework.mock.web.MockHttpServletRequest;
 @State(Scope.Benchmark)
 public class EndpointNormalizationBenchmark {
 
+	static final int DISTINCT_PATHS = 1 << 16;
+
 	@Param({ "10", "200" })
 	int templates;
 
@@ -61,6 +69,14 @@ public class EndpointNormalizationBenchmark {
 	private RateLimitRequest matching;
 
 	private RateLimitRequest unmatched;
+
+	private MockHttpServletRequest distinct;
+
+	private RateLimitRequest distinctView;
+
+	private final String[] distinctPaths = new String[DISTINCT_PATHS];
+
+	private int next;
 
 	@Setup
 	public void setUp() {
@@ -74,6 +90,13 @@ public class EndpointNormalizationBenchmark {
 		this.unmatched = new ServletRateLimitRequest(new MockHttpServletRequest("GET", "/api/unknown/" + ApiTemplates.ID));
 		Checks.require(this.resolver.resolve(this.matching).equals(last.template()), "match resolves to " + last);
 		Checks.require(this.resolver.resolve(this.unmatched).isUnknown(), "noMatch resolves to UNKNOWN");
+		for (int i = 0; i < DISTINCT_PATHS; i++) {
+			this.distinctPaths[i] = last.pattern().replace("{id}", Integer.toString(1_000_000 + i));
+		}
+		this.distinct = new MockHttpServletRequest("GET", this.distinctPaths[0]);
+		this.distinctView = new ServletRateLimitRequest(this.distinct);
+		Checks.require(this.resolver.resolve(this.distinctView).equals(last.template()),
+				"matchDistinctPaths resolves to " + last);
 	}
 
 	@TearDown
@@ -84,6 +107,12 @@ public class EndpointNormalizationBenchmark {
 	@Benchmark
 	public EndpointTemplate match() {
 		return this.resolver.resolve(this.matching);
+	}
+
+	@Benchmark
+	public EndpointTemplate matchDistinctPaths() {
+		this.distinct.setRequestURI(this.distinctPaths[this.next++ & (DISTINCT_PATHS - 1)]);
+		return this.resolver.resolve(this.distinctView);
 	}
 
 	@Benchmark

@@ -37,7 +37,7 @@ import org.springframework.mock.web.MockHttpServletResponse;
  * Requests cycle through a pool of {@value Limiters#CLIENTS} {@link MockHttpServletRequest}s
  * and their {@link MockHttpServletResponse}s, request {@code i} from client number
  * {@code i} on route {@code i mod 200}; the filter replaces the fields it set the time
- * before.
+ * before. The paths repeat, so the resolver answers them from its cache of templates.
  * <p>
  * Run with:
  * <pre>

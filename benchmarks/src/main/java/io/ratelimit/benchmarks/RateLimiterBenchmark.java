@@ -38,7 +38,10 @@ import org.springframework.mock.web.MockHttpServletRequest;
  * the web framework.</li>
  * <li>{@code evaluateWithMvcEndpoints}: endpoints resolved by {@link MvcEndpointResolver}
  * through the Spring MVC context of {@link MvcApplication}, on
- * {@link MockHttpServletRequest}s: what the filter asks of the limiter.</li>
+ * {@link MockHttpServletRequest}s: what the filter asks of the limiter. The 200 paths of
+ * the pool come back again and again, so after the fixture's check the resolver answers
+ * them from its cache of templates; {@code EndpointNormalizationBenchmark} measures what
+ * a path seen for the first time costs.</li>
  * </ul>
  * Run with:
  * <pre>

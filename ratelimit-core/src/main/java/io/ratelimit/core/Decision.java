@@ -52,7 +52,13 @@ public final class Decision {
 		this.endpoint = endpoint;
 		this.policy = policy;
 		this.quotas = quotas;
-		this.retryAfterSeconds = quotas.stream().filter(Quota::refused).mapToLong(Quota::resetSeconds).max().orElse(0);
+		long retryAfter = 0;
+		for (Quota quota : quotas) {
+			if (quota.refused()) {
+				retryAfter = Math.max(retryAfter, quota.resetSeconds());
+			}
+		}
+		this.retryAfterSeconds = retryAfter;
 		this.legacyResetEpochSeconds = (legacyNowMillis < 0 || quotas.isEmpty()) ? -1
 				: ceilDiv(legacyNowMillis, 1000) + binding().resetSeconds();
 	}
@@ -87,7 +93,10 @@ public final class Decision {
 	 * @return the decision
 	 */
 	static Decision of(EndpointTemplate endpoint, Policy policy, List<Quota> quotas, long legacyNowMillis) {
-		boolean refused = quotas.stream().anyMatch(Quota::refused);
+		boolean refused = false;
+		for (Quota quota : quotas) {
+			refused |= quota.refused();
+		}
 		Outcome outcome = !refused ? Outcome.ALLOWED
 				: (policy.mode() == PolicyMode.ENFORCE) ? Outcome.REJECTED : Outcome.SHADOW_REJECTED;
 		return new Decision(outcome, endpoint, policy, List.copyOf(quotas), legacyNowMillis);
@@ -172,7 +181,12 @@ public final class Decision {
 	 * @return the value, e.g. {@code "default";q=20;w=2}, or {@code null} without fields
 	 */
 	public @Nullable String rateLimitPolicy() {
-		return hasHeaders() ? this.quotas.stream().map(Quota::policyItem).collect(Collectors.joining(", ")) : null;
+		if (!hasHeaders()) {
+			return null;
+		}
+		// Most requests have one quota: no stream for them.
+		return (this.quotas.size() == 1) ? this.quotas.get(0).policyItem()
+				: this.quotas.stream().map(Quota::policyItem).collect(Collectors.joining(", "));
 	}
 
 	/**
@@ -180,7 +194,11 @@ public final class Decision {
 	 * @return the value, e.g. {@code "default";r=19;t=1}, or {@code null} without fields
 	 */
 	public @Nullable String rateLimit() {
-		return hasHeaders() ? this.quotas.stream().map(Quota::rateLimitItem).collect(Collectors.joining(", ")) : null;
+		if (!hasHeaders()) {
+			return null;
+		}
+		return (this.quotas.size() == 1) ? this.quotas.get(0).rateLimitItem()
+				: this.quotas.stream().map(Quota::rateLimitItem).collect(Collectors.joining(", "));
 	}
 
 	/**

@@ -15,7 +15,8 @@ import org.jspecify.annotations.Nullable;
  */
 public class IsolatedAttributesRequest extends HttpServletRequestWrapper {
 
-	private final Map<String, Object> attributes = new HashMap<>();
+	// Created on the first attribute: many lookups never store one.
+	private @Nullable Map<String, Object> attributes;
 
 	public IsolatedAttributesRequest(HttpServletRequest request) {
 		super(request);
@@ -23,22 +24,28 @@ public class IsolatedAttributesRequest extends HttpServletRequestWrapper {
 
 	@Override
 	public @Nullable Object getAttribute(String name) {
-		return this.attributes.get(name);
+		return (this.attributes != null) ? this.attributes.get(name) : null;
 	}
 
 	@Override
 	public Enumeration<String> getAttributeNames() {
-		return Collections.enumeration(this.attributes.keySet());
+		return (this.attributes != null) ? Collections.enumeration(this.attributes.keySet())
+				: Collections.emptyEnumeration();
 	}
 
 	@Override
 	public void setAttribute(String name, Object value) {
+		if (this.attributes == null) {
+			this.attributes = new HashMap<>();
+		}
 		this.attributes.put(name, value);
 	}
 
 	@Override
 	public void removeAttribute(String name) {
-		this.attributes.remove(name);
+		if (this.attributes != null) {
+			this.attributes.remove(name);
+		}
 	}
 
 }

@@ -3,10 +3,14 @@ package io.ratelimit.autoconfigure.web;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 import io.ratelimit.core.RateLimitRequest;
+import io.ratelimit.core.TimeSource;
 import io.ratelimit.core.endpoint.EndpointResolver;
 import io.ratelimit.core.endpoint.EndpointTemplate;
 import jakarta.servlet.http.HttpServletRequest;
@@ -16,13 +20,9 @@ import org.springframework.beans.factory.BeanFactoryUtils;
 import org.springframework.context.ApplicationContext;
 import org.springframework.core.annotation.AnnotationAwareOrderComparator;
 import org.springframework.http.server.PathContainer;
-import org.springframework.web.servlet.HandlerExecutionChain;
+import org.springframework.http.server.RequestPath;
 import org.springframework.web.servlet.HandlerMapping;
-import org.springframework.web.servlet.handler.AbstractUrlHandlerMapping;
-import org.springframework.web.servlet.resource.ResourceHttpRequestHandler;
 import org.springframework.web.util.ServletRequestPathUtils;
-import org.springframework.web.util.UrlPathHelper;
-import org.springframework.web.util.pattern.PathPattern;
 
 /**
  * Resolves the endpoint of a request by asking Spring MVC's handler mappings which handler
@@ -34,6 +34,12 @@ import org.springframework.web.util.pattern.PathPattern;
  * <p>
  * No handler, a lookup failure (405, 415, ...), a catch-all static-resource handler or a
  * non-standard method give {@link EndpointTemplate#UNKNOWN}: never the raw path.
+ * <p>
+ * Asking every mapping costs time in proportion to the number of routes, so the resolver
+ * skips the annotated mappings none of whose patterns can match the path, and remembers
+ * the template of a path whose handler depends on nothing but the method and the path (see
+ * {@link MvcRoutes}). Both rest on a snapshot of the routes, checked against the mappings
+ * at most once a second: a route registered or removed at runtime is seen within a second.
  */
 public final class MvcEndpointResolver implements EndpointResolver {
 
@@ -41,14 +47,26 @@ public final class MvcEndpointResolver implements EndpointResolver {
 	private static final Set<String> STANDARD_METHODS = Set.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE",
 			"OPTIONS", "TRACE");
 
+	private static final long ROUTES_CHECK_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
+
 	private final ApplicationContext context;
 
-	private volatile @Nullable List<HandlerMapping> handlerMappings;
+	private final TimeSource time;
 
-	private final Map<String, EndpointTemplate> templates = new ConcurrentHashMap<>();
+	private volatile @Nullable MvcRoutes routes;
+
+	private final AtomicLong nextRoutesCheck = new AtomicLong();
+
+	// Bounded: one entry per (method, route) of the application.
+	private final Map<String, Map<String, EndpointTemplate>> templates = new ConcurrentHashMap<>();
 
 	public MvcEndpointResolver(ApplicationContext context) {
-		this.context = context;
+		this(context, TimeSource.system());
+	}
+
+	MvcEndpointResolver(ApplicationContext context, TimeSource time) {
+		this.context = Objects.requireNonNull(context, "context must not be null");
+		this.time = Objects.requireNonNull(time, "time must not be null");
 	}
 
 	@Override
@@ -57,83 +75,60 @@ public final class MvcEndpointResolver implements EndpointResolver {
 		if (servletRequest == null || !STANDARD_METHODS.contains(servletRequest.getMethod())) {
 			return EndpointTemplate.UNKNOWN;
 		}
-		String pattern = bestMatchingPattern(servletRequest);
-		if (pattern == null) {
+		String method = servletRequest.getMethod();
+		IsolatedAttributesRequest lookup = new IsolatedAttributesRequest(servletRequest);
+		RequestPath requestPath = ServletRequestPathUtils.parse(lookup);
+		PathContainer path = requestPath.pathWithinApplication();
+		MvcRoutes routes = routes();
+		EndpointTemplate cached = routes.cached(method, path);
+		if (cached != null) {
+			return cached;
+		}
+		ServletRequestPathUtils.setParsedRequestPath(requestPath, lookup);
+		MvcRoutes.Match match = routes.match(lookup, path);
+		if (match == null) {
 			return EndpointTemplate.UNKNOWN;
 		}
-		// Bounded: one entry per (method, route) of the application.
-		return this.templates.computeIfAbsent(servletRequest.getMethod() + " " + pattern,
-				(key) -> EndpointTemplate.fromPattern(servletRequest.getMethod(), pattern));
+		EndpointTemplate template = template(method, match.pattern());
+		if (match.byMethodAndPath()) {
+			routes.cache(method, path, template);
+		}
+		return template;
 	}
 
-	private @Nullable String bestMatchingPattern(HttpServletRequest request) {
-		IsolatedAttributesRequest lookup = new IsolatedAttributesRequest(request);
-		ServletRequestPathUtils.parseAndCache(lookup);
-		for (HandlerMapping mapping : handlerMappings()) {
-			HandlerExecutionChain chain;
-			try {
-				chain = mapping.getHandler(lookup);
-			}
-			catch (Exception ex) {
-				// 405, 415, 406 and the like: no handler will serve this request.
-				return null;
-			}
-			if (chain != null) {
-				return templatePattern(mapping, chain, lookup);
-			}
-		}
-		return null;
-	}
-
-	private static @Nullable String templatePattern(HandlerMapping mapping, HandlerExecutionChain chain,
-			HttpServletRequest lookup) {
-		if (chain.getHandler() instanceof ResourceHttpRequestHandler) {
-			return null;
-		}
-		Object pattern = lookup.getAttribute(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE);
-		if (pattern == null && mapping instanceof AbstractUrlHandlerMapping urlMapping) {
-			pattern = urlPattern(urlMapping, lookup);
-		}
-		if (pattern == null) {
-			return null;
-		}
-		String text = pattern.toString();
-		return text.equals("/**") ? null : text;
+	private EndpointTemplate template(String method, String pattern) {
+		return this.templates.computeIfAbsent(pattern, (key) -> new ConcurrentHashMap<>())
+			.computeIfAbsent(method, (key) -> EndpointTemplate.fromPattern(method, pattern));
 	}
 
 	/**
-	 * URL-based mappings (view controllers, the welcome page, {@code SimpleUrlHandlerMapping})
-	 * expose their pattern only while the handler's interceptors run, never during the
-	 * lookup, so find it the way they choose their handler: the most specific of their
-	 * patterns that matches the path (the first registered on a tie), else {@code /} for
-	 * the root handler. A default handler would expose the raw path and stays UNKNOWN, and
-	 * so do static resources, also for the CORS preflights answered in their place.
+	 * Returns the snapshot of the routes, taking a new one when the mappings' routes have
+	 * changed since; one request a second checks.
 	 */
-	private static @Nullable String urlPattern(AbstractUrlHandlerMapping mapping, HttpServletRequest lookup) {
-		PathContainer path = ServletRequestPathUtils.getParsedRequestPath(lookup).pathWithinApplication();
-		Map<PathPattern, Object> handlers = mapping.getPathPatternHandlerMap();
-		PathPattern best = handlers.keySet()
-			.stream()
-			.filter((pattern) -> pattern.matches(path))
-			.min(PathPattern.SPECIFICITY_COMPARATOR)
-			.orElse(null);
-		if (best != null) {
-			return (handlers.get(best) instanceof ResourceHttpRequestHandler) ? null : best.getPatternString();
+	private MvcRoutes routes() {
+		MvcRoutes routes = this.routes;
+		long now = this.time.nanoTime();
+		if (routes == null) {
+			routes = MvcRoutes.of(handlerMappings());
+			this.routes = routes;
+			this.nextRoutesCheck.set(now + ROUTES_CHECK_INTERVAL_NANOS);
+			return routes;
 		}
-		boolean root = UrlPathHelper.defaultInstance.removeSemicolonContent(path.value()).equals("/");
-		return (root && mapping.getRootHandler() != null) ? "/" : null;
+		long next = this.nextRoutesCheck.get();
+		if (now - next >= 0 && this.nextRoutesCheck.compareAndSet(next, now + ROUTES_CHECK_INTERVAL_NANOS)
+				&& !routes.isCurrent()) {
+			routes = MvcRoutes.of(routes.mappings());
+			this.routes = routes;
+		}
+		return routes;
 	}
 
 	private List<HandlerMapping> handlerMappings() {
-		List<HandlerMapping> mappings = this.handlerMappings;
-		if (mappings == null) {
-			mappings = new ArrayList<>(BeanFactoryUtils
-				.beansOfTypeIncludingAncestors(this.context, HandlerMapping.class, true, false)
-				.values());
-			AnnotationAwareOrderComparator.sort(mappings);
-			this.handlerMappings = mappings;
-		}
-		return mappings;
+		List<HandlerMapping> mappings = new ArrayList<>(
+				BeanFactoryUtils.beansOfTypeIncludingAncestors(this.context, HandlerMapping.class, true, false)
+					.values());
+		AnnotationAwareOrderComparator.sort(mappings);
+		return List.copyOf(mappings);
 	}
 
 }

@@ -6,12 +6,9 @@ import java.util.concurrent.TimeUnit;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
-import io.github.bucket4j.BucketListener;
-import io.github.bucket4j.ConsumptionProbe;
+import io.github.bucket4j.BucketState;
 import io.github.bucket4j.MathType;
-import io.github.bucket4j.TimeMeter;
 import io.github.bucket4j.TokensInheritanceStrategy;
-import io.github.bucket4j.local.LockFreeBucket;
 import io.ratelimit.core.TimeSource;
 
 /**
@@ -24,15 +21,21 @@ import io.ratelimit.core.TimeSource;
  * as long as it takes to refill completely, when forgetting it loses nothing.
  * <p>
  * Each replica has its own buckets: k replicas admit up to k times a limit.
+ * <p>
+ * A bucket is Bucket4j's {@link BucketState}, driven the way Bucket4j's own
+ * {@code ThreadUnsafeBucket} drives it, under the lock of its entry. A Bucket4j
+ * {@code Bucket} object around it would cost 144 more bytes per entry (five API views it
+ * creates eagerly, and the lock-free variant's atomic reference) and a copy of the state
+ * on every consume; at 100,000 entries that is most of the store's memory.
  */
 public final class LocalBucketStore implements BucketStore {
 
 	private final Cache<BucketKey, LocalBucket> buckets;
 
-	private final TimeMeter timeMeter;
+	private final TimeSource time;
 
 	private LocalBucketStore(long maximumEntries, TimeSource time) {
-		this.timeMeter = (time == TimeSource.system()) ? TimeMeter.SYSTEM_NANOTIME : new TimeSourceMeter(time);
+		this.time = time;
 		this.buckets = Caffeine.newBuilder()
 			.maximumSize(maximumEntries)
 			.expireAfter(new UntilFull())
@@ -72,17 +75,17 @@ public final class LocalBucketStore implements BucketStore {
 		}
 		LocalBucket bucket = this.buckets.getIfPresent(key);
 		if (bucket == null) {
-			bucket = this.buckets.get(key, (absent) -> new LocalBucket(limits, this.timeMeter));
+			bucket = this.buckets.get(key, (absent) -> new LocalBucket(limits, this.time.nanoTime()));
 		}
-		return bucket.tryConsume(limits, Math.multiplyExact(tokens, BucketLimits.UNITS_PER_TOKEN));
+		return bucket.tryConsume(limits, Math.multiplyExact(tokens, BucketLimits.UNITS_PER_TOKEN), this.time);
 	}
 
 	@Override
 	public void refund(BucketKey key, BucketLimits limits, long tokens) {
 		LocalBucket bucket = this.buckets.getIfPresent(key);
-		if (bucket != null) {
+		if (bucket != null && tokens > 0) {
 			// A bucket gone meanwhile was full again; there is nothing to give back.
-			bucket.refund(Math.multiplyExact(tokens, BucketLimits.UNITS_PER_TOKEN));
+			bucket.refund(Math.multiplyExact(tokens, BucketLimits.UNITS_PER_TOKEN), this.time);
 		}
 	}
 
@@ -93,34 +96,44 @@ public final class LocalBucketStore implements BucketStore {
 	}
 
 	/**
-	 * A Bucket4j bucket and the limits it currently has.
+	 * A bucket's state and the limits it currently has. Every method holds the bucket's
+	 * lock: the state is updated in place. The clock is read under the lock, so the state
+	 * never sees time go backwards.
 	 */
 	private static final class LocalBucket {
 
-		private final LockFreeBucket bucket;
+		private BucketState state;
 
+		// Volatile for the expiry, which reads it outside the lock.
 		private volatile BucketLimits limits;
 
-		LocalBucket(BucketLimits limits, TimeMeter timeMeter) {
+		LocalBucket(BucketLimits limits, long nowNanos) {
 			this.limits = limits;
-			this.bucket = new LockFreeBucket(limits.configuration(), MathType.INTEGER_64_BITS, timeMeter,
-					BucketListener.NOPE);
+			this.state = BucketState.createInitialState(limits.configuration(), MathType.INTEGER_64_BITS, nowNanos);
 		}
 
-		Consumption tryConsume(BucketLimits wanted, long units) {
+		synchronized Consumption tryConsume(BucketLimits wanted, long units, TimeSource time) {
+			long now = time.nanoTime();
+			this.state.refillAllBandwidth(now);
 			if (!wanted.equals(this.limits)) {
 				// The policy changed: keep the tokens, capped at the new capacity.
-				this.bucket.replaceConfiguration(wanted.configuration(), TokensInheritanceStrategy.AS_IS);
+				this.state = this.state.replaceConfiguration(wanted.configuration(), TokensInheritanceStrategy.AS_IS,
+						now);
 				this.limits = wanted;
 			}
-			ConsumptionProbe probe = this.bucket.tryConsumeAndReturnRemaining(units);
-			return new Consumption(probe.isConsumed(), probe.getRemainingTokens(),
-					probe.isConsumed() ? 0 : probe.getNanosToWaitForRefill());
+			long available = this.state.getAvailableTokens();
+			if (units > available) {
+				long nanosToWait = this.state.calculateDelayNanosAfterWillBePossibleToConsume(units, now, true);
+				return new Consumption(false, Math.max(0, available), nanosToWait);
+			}
+			this.state.consume(units);
+			return new Consumption(true, available - units, 0);
 		}
 
-		void refund(long units) {
+		synchronized void refund(long units, TimeSource time) {
+			this.state.refillAllBandwidth(time.nanoTime());
 			// addTokens caps at capacity, so a refund can never create tokens.
-			this.bucket.addTokens(units);
+			this.state.addTokens(units);
 		}
 
 	}
@@ -154,24 +167,6 @@ public final class LocalBucketStore implements BucketStore {
 
 		private static long untilFull(LocalBucket bucket) {
 			return bucket.limits.refillPeriodNanos() + CAFFEINE_EXPIRY_TOLERANCE_NANOS;
-		}
-
-	}
-
-	/**
-	 * Bucket4j's view of a {@link TimeSource}. Not wall-clock based, which Bucket4j allows
-	 * for local buckets and which lets tests drive time.
-	 */
-	private record TimeSourceMeter(TimeSource time) implements TimeMeter {
-
-		@Override
-		public long currentTimeNanos() {
-			return this.time.nanoTime();
-		}
-
-		@Override
-		public boolean isWallClockBased() {
-			return false;
 		}
 
 	}

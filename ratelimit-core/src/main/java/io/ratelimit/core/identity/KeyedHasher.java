@@ -24,12 +24,12 @@ public final class KeyedHasher {
 
 	private static final String ALGORITHM = "HmacSHA256";
 
-	private final ThreadLocal<Mac> macs;
+	private final ThreadLocal<PerThread> macs;
 
 	private KeyedHasher(byte[] secret) {
 		SecretKeySpec key = new SecretKeySpec(secret, ALGORITHM);
 		Mac prototype = newMac(key);
-		this.macs = ThreadLocal.withInitial(() -> copyOf(prototype, key));
+		this.macs = ThreadLocal.withInitial(() -> new PerThread(copyOf(prototype, key), new byte[4]));
 	}
 
 	/**
@@ -73,7 +73,7 @@ public final class KeyedHasher {
 	 * @return the 32-byte HMAC
 	 */
 	public byte[] hash(String value) {
-		Mac mac = this.macs.get();
+		Mac mac = this.macs.get().mac();
 		return mac.doFinal(value.getBytes(StandardCharsets.UTF_8));
 	}
 
@@ -92,14 +92,18 @@ public final class KeyedHasher {
 	 * @return the 32-byte HMAC
 	 */
 	public byte[] hash(String... parts) {
-		Mac mac = this.macs.get();
+		PerThread state = this.macs.get();
+		Mac mac = state.mac();
+		byte[] prefix = state.lengthPrefix();
 		for (String part : parts) {
 			byte[] bytes = part.getBytes(StandardCharsets.UTF_8);
 			int length = bytes.length;
-			mac.update((byte) (length >>> 24));
-			mac.update((byte) (length >>> 16));
-			mac.update((byte) (length >>> 8));
-			mac.update((byte) length);
+			prefix[0] = (byte) (length >>> 24);
+			prefix[1] = (byte) (length >>> 16);
+			prefix[2] = (byte) (length >>> 8);
+			prefix[3] = (byte) length;
+			// One update of four bytes: four single-byte updates cost a fifth of the whole hash.
+			mac.update(prefix);
 			mac.update(bytes);
 		}
 		return mac.doFinal();
@@ -111,6 +115,12 @@ public final class KeyedHasher {
 	@Override
 	public String toString() {
 		return "KeyedHasher[" + ALGORITHM + "]";
+	}
+
+	/**
+	 * A thread's copy of the MAC, and the buffer of its length prefixes.
+	 */
+	private record PerThread(Mac mac, byte[] lengthPrefix) {
 	}
 
 	private static Mac newMac(SecretKeySpec key) {

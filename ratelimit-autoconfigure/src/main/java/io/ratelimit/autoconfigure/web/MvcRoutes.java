@@ -1,0 +1,238 @@
+package io.ratelimit.autoconfigure.web;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import io.ratelimit.core.endpoint.EndpointTemplate;
+import jakarta.servlet.http.HttpServletRequest;
+import org.jspecify.annotations.Nullable;
+
+import org.springframework.http.server.PathContainer;
+import org.springframework.web.servlet.HandlerExecutionChain;
+import org.springframework.web.servlet.HandlerMapping;
+import org.springframework.web.servlet.function.support.RouterFunctionMapping;
+import org.springframework.web.servlet.handler.AbstractHandlerMapping;
+import org.springframework.web.servlet.handler.AbstractUrlHandlerMapping;
+import org.springframework.web.servlet.mvc.method.RequestMappingInfoHandlerMapping;
+import org.springframework.web.servlet.resource.ResourceHttpRequestHandler;
+import org.springframework.web.util.ServletRequestPathUtils;
+import org.springframework.web.util.UrlPathHelper;
+import org.springframework.web.util.pattern.PathPattern;
+
+/**
+ * The application's handler mappings in dispatch order, as {@link MvcEndpointResolver}
+ * asks them, with what makes asking cheaper: an index of the routes of each annotated
+ * mapping ({@link RequestMappingIndex}), so that a mapping none of whose patterns can match
+ * a path is not asked; and a bounded cache of the templates of paths whose handler is
+ * decided by the method and the path alone.
+ * <p>
+ * A path enters the cache only if it matched a route, every mapping asked before the one
+ * that matched provably returns nothing for that path whatever the request's headers and
+ * parameters, and no route with a header, parameter, content-type or custom condition
+ * matches it. Paths that match no route never enter it, and neither do long paths nor
+ * {@code OPTIONS} (CORS preflights are matched by their requested method), so random paths
+ * cannot fill it with anything but evictions, and what it holds is what Spring MVC would
+ * answer. A snapshot: the resolver replaces it when a mapping's routes change.
+ */
+final class MvcRoutes {
+
+	/** The most paths whose templates are cached. */
+	static final int CACHE_SIZE = 10_000;
+
+	/** Longer paths are not cached, so the cache stays small whatever paths clients send. */
+	static final int MAX_CACHED_PATH_LENGTH = 256;
+
+	private static final Set<String> CACHEABLE_METHODS = Set.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE");
+
+	private final List<HandlerMapping> mappings;
+
+	private final List<@Nullable RequestMappingIndex> indexes;
+
+	private final Cache<RouteKey, EndpointTemplate> templates = Caffeine.newBuilder()
+		.maximumSize(CACHE_SIZE)
+		.executor(Runnable::run)
+		.build();
+
+	private MvcRoutes(List<HandlerMapping> mappings) {
+		this.mappings = mappings;
+		this.indexes = new ArrayList<>(mappings.size());
+		for (HandlerMapping mapping : mappings) {
+			this.indexes.add((mapping instanceof RequestMappingInfoHandlerMapping annotated)
+					? RequestMappingIndex.of(annotated) : null);
+		}
+	}
+
+	/**
+	 * Takes a snapshot of the routes of the given handler mappings.
+	 * @param mappings the handler mappings, in dispatch order
+	 * @return the snapshot
+	 */
+	static MvcRoutes of(List<HandlerMapping> mappings) {
+		return new MvcRoutes(mappings);
+	}
+
+	/**
+	 * Returns the handler mappings of this snapshot.
+	 * @return the mappings, in dispatch order
+	 */
+	List<HandlerMapping> mappings() {
+		return this.mappings;
+	}
+
+	/**
+	 * Returns whether every annotated mapping still has the routes of this snapshot.
+	 * @return whether the snapshot is up to date
+	 */
+	boolean isCurrent() {
+		for (int i = 0; i < this.mappings.size(); i++) {
+			RequestMappingIndex index = this.indexes.get(i);
+			if (index != null && !index.isCurrent((RequestMappingInfoHandlerMapping) this.mappings.get(i))) {
+				return false;
+			}
+		}
+		return true;
+	}
+
+	/**
+	 * Returns the cached template of a request.
+	 * @param method the request method
+	 * @param path the path within the application
+	 * @return the template, or {@code null} if none is cached
+	 */
+	@Nullable EndpointTemplate cached(String method, PathContainer path) {
+		RouteKey key = keyOf(method, path);
+		return (key != null) ? this.templates.getIfPresent(key) : null;
+	}
+
+	/**
+	 * Caches the template of a request whose handler depends on its method and path alone.
+	 * @param method the request method
+	 * @param path the path within the application
+	 * @param template the template of the handler
+	 */
+	void cache(String method, PathContainer path, EndpointTemplate template) {
+		RouteKey key = keyOf(method, path);
+		if (key != null) {
+			this.templates.put(key, template);
+		}
+	}
+
+	private static @Nullable RouteKey keyOf(String method, PathContainer path) {
+		String value = path.value();
+		return (value.length() <= MAX_CACHED_PATH_LENGTH && CACHEABLE_METHODS.contains(method))
+				? new RouteKey(method, value) : null;
+	}
+
+	/**
+	 * Asks the handler mappings, in order, which handler will serve a request, the way the
+	 * {@code DispatcherServlet} does, skipping the annotated mappings whose index shows
+	 * that none of their patterns matches the path.
+	 * @param lookup the request, with attributes of its own and its path parsed
+	 * @param path the path within the application
+	 * @return the pattern of the handler, or {@code null} if no handler with a route
+	 * pattern will serve the request
+	 */
+	@Nullable Match match(HttpServletRequest lookup, PathContainer path) {
+		boolean byPath = true;
+		for (int i = 0; i < this.mappings.size(); i++) {
+			HandlerMapping mapping = this.mappings.get(i);
+			RequestMappingIndex index = usableIndex(i);
+			if (index != null && !index.mayMatch(path)) {
+				// No pattern matches: the mapping would return no handler and raise no error.
+				continue;
+			}
+			HandlerExecutionChain chain;
+			try {
+				chain = mapping.getHandler(lookup);
+			}
+			catch (Exception ex) {
+				// 405, 415, 406 and the like: no handler will serve this request.
+				return null;
+			}
+			if (chain == null) {
+				byPath = byPath && ((index != null) ? index.matchesNothing(path) : isEmptyRouter(mapping));
+				continue;
+			}
+			String pattern = templatePattern(mapping, chain, lookup);
+			if (pattern == null) {
+				return null;
+			}
+			return new Match(pattern, byPath && index != null && index.matchesOnlyByMethodAndPath(path));
+		}
+		return null;
+	}
+
+	/**
+	 * Returns the index of a mapping, if it returns no handler when no route matches: a
+	 * default handler would be returned instead.
+	 */
+	private @Nullable RequestMappingIndex usableIndex(int i) {
+		RequestMappingIndex index = this.indexes.get(i);
+		return (index != null && ((AbstractHandlerMapping) this.mappings.get(i)).getDefaultHandler() == null) ? index
+				: null;
+	}
+
+	private static boolean isEmptyRouter(HandlerMapping mapping) {
+		return mapping.getClass() == RouterFunctionMapping.class && mapping instanceof RouterFunctionMapping router
+				&& router.getRouterFunction() == null && router.getDefaultHandler() == null;
+	}
+
+	private static @Nullable String templatePattern(HandlerMapping mapping, HandlerExecutionChain chain,
+			HttpServletRequest lookup) {
+		if (chain.getHandler() instanceof ResourceHttpRequestHandler) {
+			return null;
+		}
+		Object pattern = lookup.getAttribute(HandlerMapping.BEST_MATCHING_PATTERN_ATTRIBUTE);
+		if (pattern == null && mapping instanceof AbstractUrlHandlerMapping urlMapping) {
+			pattern = urlPattern(urlMapping, lookup);
+		}
+		if (pattern == null) {
+			return null;
+		}
+		String text = pattern.toString();
+		return text.equals("/**") ? null : text;
+	}
+
+	/**
+	 * URL-based mappings (view controllers, the welcome page, {@code SimpleUrlHandlerMapping})
+	 * expose their pattern only while the handler's interceptors run, never during the
+	 * lookup, so find it the way they choose their handler: the most specific of their
+	 * patterns that matches the path (the first registered on a tie), else {@code /} for
+	 * the root handler. A default handler would expose the raw path and stays UNKNOWN, and
+	 * so do static resources, also for the CORS preflights answered in their place.
+	 */
+	private static @Nullable String urlPattern(AbstractUrlHandlerMapping mapping, HttpServletRequest lookup) {
+		PathContainer path = ServletRequestPathUtils.getParsedRequestPath(lookup).pathWithinApplication();
+		Map<PathPattern, Object> handlers = mapping.getPathPatternHandlerMap();
+		PathPattern best = null;
+		for (PathPattern pattern : handlers.keySet()) {
+			boolean moreSpecific = best == null || PathPattern.SPECIFICITY_COMPARATOR.compare(pattern, best) < 0;
+			if (moreSpecific && pattern.matches(path)) {
+				best = pattern;
+			}
+		}
+		if (best != null) {
+			return (handlers.get(best) instanceof ResourceHttpRequestHandler) ? null : best.getPatternString();
+		}
+		boolean root = UrlPathHelper.defaultInstance.removeSemicolonContent(path.value()).equals("/");
+		return (root && mapping.getRootHandler() != null) ? "/" : null;
+	}
+
+	/**
+	 * The pattern of the handler that will serve a request.
+	 *
+	 * @param pattern the handler's best-matching pattern
+	 * @param byMethodAndPath whether any request with the same method and path is served by
+	 * the same pattern, whatever else it carries
+	 */
+	record Match(String pattern, boolean byMethodAndPath) {
+	}
+
+	private record RouteKey(String method, String path) {
+	}
+
+}
