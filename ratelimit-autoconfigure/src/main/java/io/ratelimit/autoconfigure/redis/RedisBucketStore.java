@@ -199,13 +199,16 @@ final class RedisBucketStore implements BucketStore, AutoCloseable {
 		}
 		BucketKey warmUp = new BucketKey(RANDOM.nextLong(), RANDOM.nextLong());
 		int answered = 0;
-		while (answered < WARM_UP_DECISIONS && System.nanoTime() - deadline < 0) {
+		// Attempts are bounded too: if the connection drops meanwhile, calls fail at once and
+		// must not spin until the budget is spent.
+		for (int attempt = 0; attempt < 2 * WARM_UP_DECISIONS && answered < WARM_UP_DECISIONS
+				&& System.nanoTime() - deadline < 0; attempt++) {
 			try {
 				tryConsume(warmUp, WARM_UP_LIMITS, 1);
 				answered++;
 			}
 			catch (RuntimeException ex) {
-				// Too slow yet (the timeout is short): keep warming up until the budget is spent.
+				// Too slow yet (the timeout is short): keep warming up.
 			}
 		}
 		return true;
