@@ -22,7 +22,6 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.security.oauth2.jwt.JwtDecoder;
 import org.springframework.security.web.firewall.HttpFirewall;
-import org.springframework.security.web.firewall.StrictHttpFirewall;
 
 /**
  * Spring Security integration. Before the security chain (the default), the limiter
@@ -55,9 +54,11 @@ public class RateLimitSecurityAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		EndpointResolver rateLimitEndpointResolver(ApplicationContext context, ObjectProvider<HttpFirewall> firewall) {
-			// Spring Security uses the application's firewall bean, or a strict one.
-			return new FirewalledEndpointResolver(firewall.getIfAvailable(StrictHttpFirewall::new),
-					new MvcEndpointResolver(context));
+			// Spring Security uses the application's firewall bean, or a strict one of its own.
+			HttpFirewall own = firewall.getIfAvailable();
+			MvcEndpointResolver handlers = new MvcEndpointResolver(context);
+			return (own != null) ? FirewalledEndpointResolver.of(own, handlers)
+					: FirewalledEndpointResolver.withDefaultFirewall(handlers);
 		}
 
 	}

@@ -1,42 +1,108 @@
 package io.ratelimit.autoconfigure.security;
 
+import java.util.Objects;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import io.ratelimit.core.RateLimitRequest;
 import io.ratelimit.core.endpoint.EndpointResolver;
 import io.ratelimit.core.endpoint.EndpointTemplate;
 import jakarta.servlet.http.HttpServletRequest;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.security.web.firewall.HttpFirewall;
 import org.springframework.security.web.firewall.RequestRejectedException;
+import org.springframework.security.web.firewall.StrictHttpFirewall;
 
 /**
- * Applies the application's {@link HttpFirewall} before asking which handler serves a
- * request, for a limiter placed before Spring Security: a request the firewall rejects
+ * Applies the application's {@link HttpFirewall} to the requests that would reach a
+ * handler, for a limiter placed before Spring Security: a request the firewall rejects
  * never reaches a handler (Spring Security answers 400), so it is charged to
  * {@link EndpointTemplate#UNKNOWN}.
+ * <p>
+ * An application's own firewall is asked on every such request, since its verdict may
+ * depend on anything in it (a host, a header). Spring Security's default firewall, a
+ * {@link StrictHttpFirewall} as created, looks at the method, the request URI and what the
+ * container derives from the URI (context path, servlet path, path info), and accepts any
+ * host; so for it the resolver remembers the (method, URI) pairs it admitted, in a bounded
+ * cache, and asks the firewall only about the others.
  */
-public class FirewalledEndpointResolver implements EndpointResolver {
+public final class FirewalledEndpointResolver implements EndpointResolver {
+
+	/** The most admitted requests remembered. */
+	static final int CACHE_SIZE = 10_000;
+
+	/** Longer URIs are asked about every time, so the cache stays small whatever clients send. */
+	static final int MAX_CACHED_URI_LENGTH = 256;
 
 	private final HttpFirewall firewall;
 
 	private final EndpointResolver delegate;
 
-	public FirewalledEndpointResolver(HttpFirewall firewall, EndpointResolver delegate) {
-		this.firewall = firewall;
-		this.delegate = delegate;
+	private final @Nullable Cache<Admitted, Boolean> admitted;
+
+	private FirewalledEndpointResolver(HttpFirewall firewall, EndpointResolver delegate, boolean decidedByUri) {
+		this.firewall = Objects.requireNonNull(firewall, "firewall must not be null");
+		this.delegate = Objects.requireNonNull(delegate, "delegate must not be null");
+		this.admitted = decidedByUri ? Caffeine.newBuilder().maximumSize(CACHE_SIZE).executor(Runnable::run).build()
+				: null;
+	}
+
+	/**
+	 * Creates a resolver that applies the application's own firewall to every request.
+	 * @param firewall the application's firewall bean
+	 * @param delegate resolves the requests the firewall admits
+	 * @return the resolver
+	 */
+	public static FirewalledEndpointResolver of(HttpFirewall firewall, EndpointResolver delegate) {
+		return new FirewalledEndpointResolver(firewall, delegate, false);
+	}
+
+	/**
+	 * Creates a resolver that applies Spring Security's default firewall, the one its
+	 * filter chain uses when the application defines none.
+	 * @param delegate resolves the requests the firewall admits
+	 * @return the resolver
+	 */
+	public static FirewalledEndpointResolver withDefaultFirewall(EndpointResolver delegate) {
+		return new FirewalledEndpointResolver(new StrictHttpFirewall(), delegate, true);
 	}
 
 	@Override
 	public EndpointTemplate resolve(RateLimitRequest request) {
-		HttpServletRequest servletRequest = request.unwrap(HttpServletRequest.class);
-		if (servletRequest != null) {
-			try {
-				this.firewall.getFirewalledRequest(servletRequest);
-			}
-			catch (RequestRejectedException ex) {
-				return EndpointTemplate.UNKNOWN;
-			}
+		EndpointTemplate template = this.delegate.resolve(request);
+		if (template.isUnknown()) {
+			// Already charged to UNKNOWN: what the firewall says changes nothing.
+			return template;
 		}
-		return this.delegate.resolve(request);
+		HttpServletRequest servletRequest = request.unwrap(HttpServletRequest.class);
+		return (servletRequest == null || admits(servletRequest)) ? template : EndpointTemplate.UNKNOWN;
+	}
+
+	private boolean admits(HttpServletRequest request) {
+		Admitted key = (this.admitted != null) ? Admitted.of(request) : null;
+		if (key != null && this.admitted.getIfPresent(key) != null) {
+			return true;
+		}
+		try {
+			this.firewall.getFirewalledRequest(request);
+		}
+		catch (RequestRejectedException ex) {
+			return false;
+		}
+		if (key != null) {
+			this.admitted.put(key, Boolean.TRUE);
+		}
+		return true;
+	}
+
+	private record Admitted(String method, String requestUri) {
+
+		static @Nullable Admitted of(HttpServletRequest request) {
+			String uri = request.getRequestURI();
+			return (uri != null && uri.length() <= MAX_CACHED_URI_LENGTH) ? new Admitted(request.getMethod(), uri) : null;
+		}
+
 	}
 
 }

@@ -72,18 +72,22 @@ public final class MvcEndpointResolver implements EndpointResolver {
 	@Override
 	public EndpointTemplate resolve(RateLimitRequest request) {
 		HttpServletRequest servletRequest = request.unwrap(HttpServletRequest.class);
-		if (servletRequest == null || !STANDARD_METHODS.contains(servletRequest.getMethod())) {
+		if (servletRequest == null) {
 			return EndpointTemplate.UNKNOWN;
 		}
 		String method = servletRequest.getMethod();
-		IsolatedAttributesRequest lookup = new IsolatedAttributesRequest(servletRequest);
-		RequestPath requestPath = ServletRequestPathUtils.parse(lookup);
-		PathContainer path = requestPath.pathWithinApplication();
+		if (!STANDARD_METHODS.contains(method)) {
+			return EndpointTemplate.UNKNOWN;
+		}
 		MvcRoutes routes = routes();
-		EndpointTemplate cached = routes.cached(method, path);
+		String requestUri = servletRequest.getRequestURI();
+		EndpointTemplate cached = routes.cached(method, requestUri);
 		if (cached != null) {
 			return cached;
 		}
+		IsolatedAttributesRequest lookup = new IsolatedAttributesRequest(servletRequest);
+		RequestPath requestPath = ServletRequestPathUtils.parse(lookup);
+		PathContainer path = requestPath.pathWithinApplication();
 		ServletRequestPathUtils.setParsedRequestPath(requestPath, lookup);
 		MvcRoutes.Match match = routes.match(lookup, path);
 		if (match == null) {
@@ -91,7 +95,7 @@ public final class MvcEndpointResolver implements EndpointResolver {
 		}
 		EndpointTemplate template = template(method, match.pattern());
 		if (match.byMethodAndPath()) {
-			routes.cache(method, path, template);
+			routes.cache(method, requestUri, template);
 		}
 		return template;
 	}

@@ -99,32 +99,35 @@ final class MvcRoutes {
 
 	/**
 	 * Returns the cached template of a request.
+	 * <p>
+	 * The cache is keyed by the raw request URI, which in one deployment decides the path
+	 * within the application (the context path and the servlet mapping are the URI's), so a
+	 * hit costs no parsing.
 	 * @param method the request method
-	 * @param path the path within the application
+	 * @param requestUri the request URI, as {@code getRequestURI()} returns it
 	 * @return the template, or {@code null} if none is cached
 	 */
-	@Nullable EndpointTemplate cached(String method, PathContainer path) {
-		RouteKey key = keyOf(method, path);
+	@Nullable EndpointTemplate cached(String method, String requestUri) {
+		RouteKey key = keyOf(method, requestUri);
 		return (key != null) ? this.templates.getIfPresent(key) : null;
 	}
 
 	/**
 	 * Caches the template of a request whose handler depends on its method and path alone.
 	 * @param method the request method
-	 * @param path the path within the application
+	 * @param requestUri the request URI, as {@code getRequestURI()} returns it
 	 * @param template the template of the handler
 	 */
-	void cache(String method, PathContainer path, EndpointTemplate template) {
-		RouteKey key = keyOf(method, path);
+	void cache(String method, String requestUri, EndpointTemplate template) {
+		RouteKey key = keyOf(method, requestUri);
 		if (key != null) {
 			this.templates.put(key, template);
 		}
 	}
 
-	private static @Nullable RouteKey keyOf(String method, PathContainer path) {
-		String value = path.value();
-		return (value.length() <= MAX_CACHED_PATH_LENGTH && CACHEABLE_METHODS.contains(method))
-				? new RouteKey(method, value) : null;
+	private static @Nullable RouteKey keyOf(String method, String requestUri) {
+		return (requestUri.length() <= MAX_CACHED_PATH_LENGTH && CACHEABLE_METHODS.contains(method))
+				? new RouteKey(method, requestUri) : null;
 	}
 
 	/**

@@ -48,9 +48,10 @@ class LocalBucketStoreTest extends BucketStoreContract {
 		BucketStore store = newStore(100);
 		store.tryConsume(key(1), TEN_PER_SECOND, 20); // refills completely in 2 s
 
-		this.time.advance(Duration.ofMillis(1900));
+		this.time.advance(Duration.ofMillis(3900));
 		assertThat(store.stats().entries()).isEqualTo(1);
-		this.time.advance(Duration.ofMillis(1101)); // refill period plus Caffeine's one-second tolerance
+		// Past the refill period, the two-second margin and a step of Caffeine's timer wheel (1.07 s).
+		this.time.advance(Duration.ofMillis(1200));
 		assertThat(store.stats().entries()).isZero();
 		assertThat(store.stats().evictions()).isEqualTo(1);
 	}
@@ -70,6 +71,28 @@ class LocalBucketStoreTest extends BucketStoreContract {
 
 		Consumption consumption = store.tryConsume(key(1), TEN_PER_SECOND, 1);
 		assertThat(consumption.remainingTokens()).isEqualTo(10);
+		assertThat(store.stats().evictions()).isZero();
+	}
+
+	/**
+	 * The store records at most one access a second, and Caffeine ignores expiry updates of
+	 * a second or less: a bucket drained again between recorded accesses must still not be
+	 * forgotten before it is full.
+	 */
+	@Test
+	void tryConsumeWhenDrainedBetweenRecordedAccessesThenNotResetBeforeFull() {
+		BucketStore store = newStore(100);
+		store.tryConsume(key(1), TEN_PER_SECOND, 20); // refills completely in 2 s
+		this.time.advance(Duration.ofMillis(900));
+		store.tryConsume(key(1), TEN_PER_SECOND, 9); // 0 left
+		this.time.advance(Duration.ofMillis(100));
+		store.tryConsume(key(1), TEN_PER_SECOND, 1); // 0 left; recorded, but Caffeine skips a one-second move
+		this.time.advance(Duration.ofMillis(900));
+		store.tryConsume(key(1), TEN_PER_SECOND, 9); // 0 left, full again 2 s from now
+
+		this.time.advance(Duration.ofMillis(1950));
+
+		assertThat(store.tryConsume(key(1), TEN_PER_SECOND, 20).consumed()).isFalse();
 		assertThat(store.stats().evictions()).isZero();
 	}
 
