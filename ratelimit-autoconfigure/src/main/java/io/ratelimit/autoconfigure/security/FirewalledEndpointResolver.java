@@ -15,12 +15,12 @@ import org.springframework.security.web.firewall.RequestRejectedException;
 import org.springframework.security.web.firewall.StrictHttpFirewall;
 
 /**
- * Applies the application's {@link HttpFirewall} to the requests that would reach a
- * handler, for a limiter placed before Spring Security: a request the firewall rejects
+ * Applies the application's {@link HttpFirewall} before asking which handler serves a
+ * request, for a limiter placed before Spring Security: a request the firewall rejects
  * never reaches a handler (Spring Security answers 400), so it is charged to
  * {@link EndpointTemplate#UNKNOWN}.
  * <p>
- * An application's own firewall is asked on every such request, since its verdict may
+ * An application's own firewall is asked about every request, since its verdict may
  * depend on anything in it (a host, a header). Spring Security's default firewall, a
  * {@link StrictHttpFirewall} as created, looks at the method, the request URI and what the
  * container derives from the URI (context path, servlet path, path info), and accepts any
@@ -70,13 +70,12 @@ public final class FirewalledEndpointResolver implements EndpointResolver {
 
 	@Override
 	public EndpointTemplate resolve(RateLimitRequest request) {
-		EndpointTemplate template = this.delegate.resolve(request);
-		if (template.isUnknown()) {
-			// Already charged to UNKNOWN: what the firewall says changes nothing.
-			return template;
-		}
 		HttpServletRequest servletRequest = request.unwrap(HttpServletRequest.class);
-		return (servletRequest == null || admits(servletRequest)) ? template : EndpointTemplate.UNKNOWN;
+		// First: what the firewall rejects is no request to parse and match.
+		if (servletRequest != null && !admits(servletRequest)) {
+			return EndpointTemplate.UNKNOWN;
+		}
+		return this.delegate.resolve(request);
 	}
 
 	private boolean admits(HttpServletRequest request) {

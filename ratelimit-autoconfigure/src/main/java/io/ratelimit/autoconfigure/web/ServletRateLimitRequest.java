@@ -44,6 +44,10 @@ public final class ServletRateLimitRequest implements RateLimitRequest {
 
 	@Override
 	public List<String> headers(String name) {
+		// Most requests lack most of the fields asked about: no enumeration for those.
+		if (this.request.getHeader(name) == null) {
+			return List.of();
+		}
 		Enumeration<String> values = this.request.getHeaders(name);
 		if (values == null || !values.hasMoreElements()) {
 			return List.of();
