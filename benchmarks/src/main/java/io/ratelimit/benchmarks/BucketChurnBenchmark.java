@@ -28,6 +28,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * <ul>
  * <li>{@code steadyClients}: {@value #STEADY_CLIENTS} clients in turn, each with a warm
  * bucket: the steady state.</li>
+ * <li>{@code steadyFullStore}: {@value #FULL_STORE_CLIENTS} clients in turn, each with a
+ * warm bucket, in a store as full as the churn's: the steady state of a busy store, whose
+ * buckets are mostly out of the CPU's caches, as the churn's are.</li>
  * <li>{@code churningClients}: a new address on every request, as many as the run takes
  * (millions), so every decision creates a bucket and the full store evicts one: an
  * attacker inventing addresses.</li>
@@ -35,7 +38,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * Both build their request, address text included, in the call, and every request is
  * admitted, so the difference between them is the bucket's creation and eviction. The
  * target is a P99 of {@code churningClients} within twice that of {@code steadyClients} in
- * the same run; the memory half of A4 (heap per bucket) is measured by
+ * the same run; {@code steadyFullStore} tells how much of the difference is the memory
+ * traffic of a full store rather than creating and evicting buckets; the memory half of A4 (heap per bucket) is measured by
  * {@code BucketExplosionTest}.
  * <p>
  * Run with:
@@ -54,6 +58,9 @@ public class BucketChurnBenchmark {
 	static final int STEADY_CLIENTS = 1_000;
 
 	static final int MAXIMUM_ENTRIES = 100_000;
+
+	/** Nine in ten of the store's entries: all stay, however Caffeine's admission scores them. */
+	static final int FULL_STORE_CLIENTS = 90_000;
 
 	@State(Scope.Thread)
 	public static class Steady {
@@ -74,6 +81,29 @@ public class BucketChurnBenchmark {
 			BucketStoreStats stats = this.clients.limiter.buckets().stats();
 			Checks.require(stats.entries() == STEADY_CLIENTS && stats.evictions() == 0,
 					"one warm bucket per steady client, none evicted");
+		}
+
+	}
+
+	@State(Scope.Thread)
+	public static class FullStore {
+
+		final Clients clients = new Clients();
+
+		@Setup
+		public void setUp() {
+			this.clients.checkAdmitted(FULL_STORE_CLIENTS);
+		}
+
+		RateLimitRequest next() {
+			return this.clients.request(this.clients.decisions++ % FULL_STORE_CLIENTS);
+		}
+
+		@TearDown
+		public void checkNothingEvicted() {
+			BucketStoreStats stats = this.clients.limiter.buckets().stats();
+			Checks.require(stats.entries() == FULL_STORE_CLIENTS && stats.evictions() == 0,
+					"one warm bucket per client of the full store, none evicted");
 		}
 
 	}
@@ -143,6 +173,11 @@ public class BucketChurnBenchmark {
 
 	@Benchmark
 	public Decision steadyClients(Steady state) {
+		return state.clients.limiter.evaluate(state.next());
+	}
+
+	@Benchmark
+	public Decision steadyFullStore(FullStore state) {
 		return state.clients.limiter.evaluate(state.next());
 	}
 
