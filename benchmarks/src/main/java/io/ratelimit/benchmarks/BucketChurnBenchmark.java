@@ -62,48 +62,51 @@ public class BucketChurnBenchmark {
 	/** Nine in ten of the store's entries: all stay, however Caffeine's admission scores them. */
 	static final int FULL_STORE_CLIENTS = 90_000;
 
-	@State(Scope.Thread)
-	public static class Steady {
+	/**
+	 * A fixed population of clients in turn, each with a warm bucket.
+	 */
+	public abstract static class WarmClients {
 
 		final Clients clients = new Clients();
 
+		private final int population;
+
+		WarmClients(int population) {
+			this.population = population;
+		}
+
 		@Setup
 		public void setUp() {
-			this.clients.checkAdmitted(STEADY_CLIENTS);
+			this.clients.checkAdmitted(this.population);
 		}
 
 		RateLimitRequest next() {
-			return this.clients.request(this.clients.decisions++ % STEADY_CLIENTS);
+			return this.clients.request(this.clients.decisions++ % this.population);
 		}
 
 		@TearDown
 		public void checkNothingEvicted() {
 			BucketStoreStats stats = this.clients.limiter.buckets().stats();
-			Checks.require(stats.entries() == STEADY_CLIENTS && stats.evictions() == 0,
-					"one warm bucket per steady client, none evicted");
+			Checks.require(stats.entries() == this.population && stats.evictions() == 0,
+					"one warm bucket per client, none evicted");
 		}
 
 	}
 
 	@State(Scope.Thread)
-	public static class FullStore {
+	public static class Steady extends WarmClients {
 
-		final Clients clients = new Clients();
-
-		@Setup
-		public void setUp() {
-			this.clients.checkAdmitted(FULL_STORE_CLIENTS);
+		public Steady() {
+			super(STEADY_CLIENTS);
 		}
 
-		RateLimitRequest next() {
-			return this.clients.request(this.clients.decisions++ % FULL_STORE_CLIENTS);
-		}
+	}
 
-		@TearDown
-		public void checkNothingEvicted() {
-			BucketStoreStats stats = this.clients.limiter.buckets().stats();
-			Checks.require(stats.entries() == FULL_STORE_CLIENTS && stats.evictions() == 0,
-					"one warm bucket per client of the full store, none evicted");
+	@State(Scope.Thread)
+	public static class FullStore extends WarmClients {
+
+		public FullStore() {
+			super(FULL_STORE_CLIENTS);
 		}
 
 	}
