@@ -29,22 +29,24 @@ import io.ratelimit.core.TimeSource;
  * creates eagerly, and the lock-free variant's atomic reference) and a copy of the state
  * on every consume; at 100,000 entries that is most of the store's memory.
  * <p>
- * A bucket is found with a quiet read, and the access is recorded with Caffeine (for its
- * frequency sketch and the idle expiry) once a second or once in
- * {@value #ACCESSES_PER_RECORDING} accesses of the bucket, whichever comes first.
- * Recording every access fills Caffeine's read buffers, which the calling thread drains
- * about once every sixteen calls, and those drains were nearly all of the slowest percent
- * of consumes over many keys. A bucket in use still counts as frequently used (the sketch
- * counts up to 15 and halves its counts as it ages), and its expiry allows for the
- * unrecorded second.
+ * A bucket is found with a quiet read. An access is recorded with Caffeine, for its
+ * frequency sketch and the idle expiry, once in {@value #ACCESSES_PER_RECORDING} accesses
+ * of a bucket, and whenever the bucket would otherwise be full later than its last recorded
+ * access keeps it (see {@link UntilFull}). Recording every access fills Caffeine's read
+ * buffers, which the calling thread drains about once every sixteen calls, and those drains
+ * were nearly all of the slowest percent of consumes over many keys. A bucket in use still
+ * counts as frequently used: the sketch counts up to 15 and halves its counts as it ages.
  */
 public final class LocalBucketStore implements BucketStore {
 
-	/** The most time between two recorded accesses of a bucket in use. */
-	static final long ACCESS_RECORDING_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
-
-	/** The most accesses of a bucket before one is recorded, whatever the clock says. */
+	/** The most accesses of a bucket before one is recorded, whatever its state. */
 	static final int ACCESSES_PER_RECORDING = 64;
+
+	/** How long past the time it takes to refill completely a recorded access keeps a bucket. */
+	static final long EXPIRY_MARGIN_NANOS = TimeUnit.SECONDS.toNanos(2);
+
+	/** Caffeine skips an expiry update that moves the deadline by no more than this. */
+	private static final long CAFFEINE_EXPIRY_TOLERANCE_NANOS = TimeUnit.SECONDS.toNanos(1);
 
 	private final Cache<BucketKey, LocalBucket> buckets;
 
@@ -96,10 +98,8 @@ public final class LocalBucketStore implements BucketStore {
 		if (bucket == null) {
 			bucket = this.buckets.get(key, (absent) -> new LocalBucket(limits, this.time.nanoTime()));
 		}
-		else if (bucket.isAccessDueForRecording(this.time.nanoTime())) {
-			this.buckets.getIfPresent(key);
-		}
-		return bucket.tryConsume(limits, Math.multiplyExact(tokens, BucketLimits.UNITS_PER_TOKEN), this.time);
+		return bucket.tryConsume(limits, Math.multiplyExact(tokens, BucketLimits.UNITS_PER_TOKEN), this.time, key,
+				this.buckets);
 	}
 
 	@Override
@@ -129,33 +129,37 @@ public final class LocalBucketStore implements BucketStore {
 		// Volatile for the expiry, which reads it outside the lock.
 		private volatile BucketLimits limits;
 
-		// Unsynchronized: a race records an access once too often or too rarely, which is harmless.
-		private long lastRecordedAccessNanos;
+		// Until when the last recorded access surely keeps the bucket in the cache.
+		private long keptUntilNanos;
 
 		private int unrecordedAccesses;
 
 		LocalBucket(BucketLimits limits, long nowNanos) {
 			this.limits = limits;
-			this.lastRecordedAccessNanos = nowNanos;
 			this.state = BucketState.createInitialState(limits.configuration(), MathType.INTEGER_64_BITS, nowNanos);
+			this.keptUntilNanos = keptUntil(limits, nowNanos);
 		}
 
 		/**
-		 * Returns whether the cache should record an access now, and if so takes it as
-		 * recorded.
+		 * Consumes, then has the cache record the access if it is due: the bucket is full
+		 * only after its last recorded access stops keeping it, or it is the
+		 * {@value #ACCESSES_PER_RECORDING}th access since. Recording under the lock keeps
+		 * the decision and the record together.
 		 */
-		boolean isAccessDueForRecording(long nowNanos) {
-			if (++this.unrecordedAccesses < ACCESSES_PER_RECORDING
-					&& nowNanos - this.lastRecordedAccessNanos < ACCESS_RECORDING_INTERVAL_NANOS) {
-				return false;
+		synchronized Consumption tryConsume(BucketLimits wanted, long units, TimeSource time, BucketKey key,
+				Cache<BucketKey, LocalBucket> cache) {
+			long now = time.nanoTime();
+			Consumption consumption = consume(wanted, units, now);
+			if (++this.unrecordedAccesses >= ACCESSES_PER_RECORDING
+					|| now + this.state.calculateFullRefillingTime(now) - this.keptUntilNanos > 0) {
+				cache.getIfPresent(key);
+				this.unrecordedAccesses = 0;
+				this.keptUntilNanos = keptUntil(this.limits, now);
 			}
-			this.unrecordedAccesses = 0;
-			this.lastRecordedAccessNanos = nowNanos;
-			return true;
+			return consumption;
 		}
 
-		synchronized Consumption tryConsume(BucketLimits wanted, long units, TimeSource time) {
-			long now = time.nanoTime();
+		private Consumption consume(BucketLimits wanted, long units, long now) {
 			this.state.refillAllBandwidth(now);
 			if (!wanted.equals(this.limits)) {
 				// The policy changed: keep the tokens, capped at the new capacity.
@@ -178,37 +182,45 @@ public final class LocalBucketStore implements BucketStore {
 			this.state.addTokens(units);
 		}
 
+		/**
+		 * The time until which an access recorded now surely keeps the bucket: its expiry,
+		 * less the update Caffeine may skip.
+		 */
+		private static long keptUntil(BucketLimits limits, long nowNanos) {
+			return nowNanos + UntilFull.untilFull(limits) - CAFFEINE_EXPIRY_TOLERANCE_NANOS;
+		}
+
 	}
 
 	/**
-	 * Expires a bucket once it has been idle long enough to be full again.
+	 * Expires a bucket once it has been idle long enough to be full again: the time it takes
+	 * to refill completely, plus a margin.
 	 * <p>
-	 * Caffeine skips an expiry update that moves the deadline by no more than one second,
-	 * and the store records an access at most once a second, so a deadline may lag up to
-	 * two seconds behind the last access. The margin keeps a bucket until it is full even
-	 * then; expiring it earlier would hand a client a full bucket it has not earned.
+	 * The margin covers Caffeine skipping an expiry update that moves the deadline by no
+	 * more than one second, so that a deadline may lag a second behind the last recorded
+	 * access; the bucket records an access whenever it would be full later than that
+	 * (see {@link LocalBucket}). Expiring a bucket before it is full would hand a client a
+	 * full bucket it has not earned.
 	 */
 	private static final class UntilFull implements Expiry<BucketKey, LocalBucket> {
 
-		private static final long MARGIN_NANOS = TimeUnit.SECONDS.toNanos(1) + ACCESS_RECORDING_INTERVAL_NANOS;
-
 		@Override
 		public long expireAfterCreate(BucketKey key, LocalBucket bucket, long currentTime) {
-			return untilFull(bucket);
+			return untilFull(bucket.limits);
 		}
 
 		@Override
 		public long expireAfterUpdate(BucketKey key, LocalBucket bucket, long currentTime, long currentDuration) {
-			return untilFull(bucket);
+			return untilFull(bucket.limits);
 		}
 
 		@Override
 		public long expireAfterRead(BucketKey key, LocalBucket bucket, long currentTime, long currentDuration) {
-			return untilFull(bucket);
+			return untilFull(bucket.limits);
 		}
 
-		private static long untilFull(LocalBucket bucket) {
-			return bucket.limits.refillPeriodNanos() + MARGIN_NANOS;
+		static long untilFull(BucketLimits limits) {
+			return limits.refillPeriodNanos() + EXPIRY_MARGIN_NANOS;
 		}
 
 	}
