@@ -30,10 +30,10 @@ import org.springframework.security.web.firewall.StrictHttpFirewall;
 public final class FirewalledEndpointResolver implements EndpointResolver {
 
 	/** The most admitted requests remembered. */
-	static final int CACHE_SIZE = 10_000;
+	private static final int CACHE_SIZE = 10_000;
 
 	/** Longer URIs are asked about every time, so the cache stays small whatever clients send. */
-	static final int MAX_CACHED_URI_LENGTH = 256;
+	private static final int MAX_CACHED_URI_LENGTH = 256;
 
 	private final HttpFirewall firewall;
 

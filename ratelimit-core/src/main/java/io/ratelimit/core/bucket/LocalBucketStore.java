@@ -43,7 +43,7 @@ public final class LocalBucketStore implements BucketStore {
 	static final int ACCESSES_PER_RECORDING = 64;
 
 	/** How long past the time it takes to refill completely a recorded access keeps a bucket. */
-	static final long EXPIRY_MARGIN_NANOS = TimeUnit.SECONDS.toNanos(2);
+	private static final long EXPIRY_MARGIN_NANOS = TimeUnit.SECONDS.toNanos(2);
 
 	/** Caffeine skips an expiry update that moves the deadline by no more than this. */
 	private static final long CAFFEINE_EXPIRY_TOLERANCE_NANOS = TimeUnit.SECONDS.toNanos(1);
@@ -150,13 +150,22 @@ public final class LocalBucketStore implements BucketStore {
 				Cache<BucketKey, LocalBucket> cache) {
 			long now = time.nanoTime();
 			Consumption consumption = consume(wanted, units, now);
-			if (++this.unrecordedAccesses >= ACCESSES_PER_RECORDING
-					|| now + this.state.calculateFullRefillingTime(now) - this.keptUntilNanos > 0) {
+			if (++this.unrecordedAccesses >= ACCESSES_PER_RECORDING || isFullOnlyAfterKept(now)) {
 				cache.getIfPresent(key);
 				this.unrecordedAccesses = 0;
 				this.keptUntilNanos = keptUntil(this.limits, now);
 			}
 			return consumption;
+		}
+
+		/**
+		 * Whether the bucket will be full only after the last recorded access stops keeping
+		 * it. A bucket refills completely within its refill period, so while that period from
+		 * now is still kept, the exact time need not be computed.
+		 */
+		private boolean isFullOnlyAfterKept(long now) {
+			return now + this.limits.refillPeriodNanos() - this.keptUntilNanos > 0
+					&& now + this.state.calculateFullRefillingTime(now) - this.keptUntilNanos > 0;
 		}
 
 		private Consumption consume(BucketLimits wanted, long units, long now) {
