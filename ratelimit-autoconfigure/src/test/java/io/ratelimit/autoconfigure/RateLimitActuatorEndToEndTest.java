@@ -259,6 +259,18 @@ class RateLimitActuatorEndToEndTest {
 	}
 
 	@Test
+	void decisionsWhenHandlerFailsThenErrorPageDispatchNotDecidedAgain() {
+		double before = allDecisions();
+
+		HttpResponse<String> response = this.http.get("/api/failures", "X-Forwarded-For", newClient());
+
+		assertThat(response.statusCode()).isEqualTo(500);
+		// The container forwards the failed request to /error; only the request itself is charged.
+		assertThat(allDecisions() - before).isEqualTo(1);
+		assertThat(decisions("GET /api/failures", "allowed")).isEqualTo(1);
+	}
+
+	@Test
 	void metricsWhenScrapedOverActuatorThenPolicyAndBucketMetersPresent() throws Exception {
 		send("POST", "/actuator/ratelimit/reload");
 
@@ -270,6 +282,10 @@ class RateLimitActuatorEndToEndTest {
 		assertThat(entries.path("measurements").get(0).path("value").asDouble()).isPositive();
 		assertThat(age.path("baseUnit").asText()).isEqualTo("seconds");
 		assertThat(age.path("description").asText()).isNotBlank();
+	}
+
+	private double allDecisions() {
+		return this.meters.find("ratelimit.decisions").counters().stream().mapToDouble(Counter::count).sum();
 	}
 
 	private double decisions(String endpoint, String outcome) {

@@ -46,6 +46,12 @@ class ShopController {
 		return "received " + ((body != null) ? body.length() : 0);
 	}
 
+	/** Always fails, so the container forwards the request to its error page. */
+	@GetMapping("/api/failures")
+	String failure() {
+		throw new IllegalStateException("This endpoint always fails");
+	}
+
 	@GetMapping("/api/widgets")
 	List<String> widgets() {
 		return this.widgets.findAll().stream().map(Widget::getName).toList();
