@@ -18,7 +18,8 @@
 #   WARMUP_MAX   most seconds of warm-up of each variant                          (180)
 #   CONNECTIONS  wrk connections, all from 127.0.0.1, so one client to the limiters (16)
 #   THREADS      wrk threads                                                      (1)
-#   VARIANTS     which variants, in this order                 (all six, see VARIANT_LIST)
+#   VARIANTS     which variants, in this order                 (all six, see VARIANT_LIST;
+#                enabled-admin, the limiter with its admin endpoint exposed, on request)
 #   PIN          1: apps on APP_CPUS, wrk on WRK_CPUS with taskset; 0: no pinning (1)
 #   APP_CPUS     CPUs of the applications                                         (1)
 #   WRK_CPUS     CPUs of wrk                                                      (0)
@@ -36,6 +37,9 @@ WARMUP_MAX=${WARMUP_MAX:-180}
 CONNECTIONS=${CONNECTIONS:-16}
 THREADS=${THREADS:-1}
 VARIANT_LIST="disabled enabled rejected bucket4j-disabled bucket4j bucket4j-rejected"
+# Not in the default run: the limiter's cost with its admin endpoint exposed on the
+# application's port, next to `enabled`, whose admin endpoint is not exposed.
+OPTIONAL_VARIANTS="enabled-admin"
 VARIANTS=${VARIANTS:-$VARIANT_LIST}
 PIN=${PIN:-1}
 APP_CPUS=${APP_CPUS:-1}
@@ -87,6 +91,7 @@ describe() {
   case $1 in
     disabled) echo "sample app, limiter off (\`ratelimit.enabled=false\`)" ;;
     enabled) echo "sample app, limiter on, 1,000,000 rps per client: all admitted" ;;
+    enabled-admin) echo "as enabled, with the limiter's admin endpoint exposed on the application's port" ;;
     rejected) echo "sample app, limiter on, 1 rps per client: almost all 429" ;;
     bucket4j-disabled) echo "peer app, bucket4j off (\`bucket4j.enabled=false\`)" ;;
     bucket4j) echo "peer app, bucket4j-spring-boot-starter $PEER_VERSION, 1,000,000 rps per client: all admitted" ;;
@@ -100,6 +105,7 @@ app_args() {
   case $1 in
     disabled) echo "$SAMPLE_JAR --spring.profiles.active=loadtest --ratelimit.enabled=false" ;;
     enabled) echo "$SAMPLE_JAR --spring.profiles.active=loadtest --spring.flyway.placeholders.rps=1000000" ;;
+    enabled-admin) echo "$SAMPLE_JAR --spring.profiles.active=loadtest --spring.flyway.placeholders.rps=1000000 --management.endpoints.web.exposure.include=health,info,prometheus,ratelimit" ;;
     rejected) echo "$SAMPLE_JAR --spring.profiles.active=loadtest --spring.flyway.placeholders.rps=1" ;;
     bucket4j-disabled) echo "$PEER_JAR --bucket4j.enabled=false" ;;
     bucket4j) echo "$PEER_JAR --peer.limit.rps=1000000 --peer.limit.capacity=2000000" ;;
@@ -115,7 +121,7 @@ refuses() {
 # A response header that only an active limiter of that variant sets, or nothing.
 limiter_header() {
   case $1 in
-    enabled | rejected) echo "RateLimit-Policy" ;;
+    enabled | enabled-admin | rejected) echo "RateLimit-Policy" ;;
     bucket4j | bucket4j-rejected) echo "X-Rate-Limit-Remaining" ;;
   esac
 }
@@ -142,7 +148,8 @@ check_settings() {
   [[ $WARMUP_MAX =~ ^[0-9]+$ ]] || fail "WARMUP_MAX must be a number of seconds, not '$WARMUP_MAX'"
   ((${#variants[@]} > 0)) || fail "VARIANTS is empty"
   for v in "${variants[@]}"; do
-    [[ " $VARIANT_LIST " == *" $v "* ]] || fail "unknown variant '$v' in VARIANTS; known: $VARIANT_LIST"
+    [[ " $VARIANT_LIST $OPTIONAL_VARIANTS " == *" $v "* ]] \
+      || fail "unknown variant '$v' in VARIANTS; known: $VARIANT_LIST $OPTIONAL_VARIANTS"
   done
   if [[ $PIN == 1 ]]; then
     command -v taskset >/dev/null || fail "PIN=1 needs taskset (util-linux); run with PIN=0 to skip pinning"
@@ -219,6 +226,13 @@ check_app() {
   else
     ! grep -qiE "^(RateLimit-Policy|X-Rate-Limit-Remaining):" <<<"$headers" \
       || fail "$variant is meant to run without a limiter but sent a rate-limit field"
+  fi
+  # The admin endpoint answers the sample's admin where it is exposed, and is not found elsewhere.
+  if [[ $variant == enabled || $variant == enabled-admin ]]; then
+    local admin expected=404
+    [[ $variant == enabled-admin ]] && expected=200
+    admin=$(curl -s -o /dev/null -w '%{http_code}' -u admin:change-me "http://127.0.0.1:${ports[$variant]}/actuator/ratelimit")
+    [[ $admin == "$expected" ]] || fail "$variant answered $admin to GET /actuator/ratelimit as admin, not $expected"
   fi
   if refuses "$variant"; then
     local codes
@@ -361,6 +375,8 @@ report() {
   local ratios
   ratios=$(
     target_row "req/s, limiter on / off" enabled disabled 3 ge 0.95
+    info_row "req/s, limiter on with admin endpoint exposed / off" enabled-admin disabled 3
+    info_row "req/s, limiter on with admin endpoint exposed / without" enabled-admin enabled 3
     target_row "req/s, limiter on / bucket4j on" enabled bucket4j 3 ge 1.00
     info_row "req/s, bucket4j on / off" bucket4j bucket4j-disabled 3
     info_row "req/s, peer app / sample app, both without limiter" bucket4j-disabled disabled 3
@@ -368,6 +384,7 @@ report() {
     target_row "req/s, limiter refusing / bucket4j refusing" rejected bucket4j-rejected 3 ge 1.00
     info_row "req/s, bucket4j refusing / admitting" bucket4j-rejected bucket4j 3
     info_row "CPU per request, limiter on / off" enabled disabled 9
+    info_row "CPU per request, limiter on with admin endpoint exposed / without" enabled-admin enabled 9
     info_row "CPU per request, limiter on / bucket4j on" enabled bucket4j 9
     info_row "CPU per request, bucket4j on / off" bucket4j bucket4j-disabled 9
     info_row "CPU per request, limiter refusing / admitting" rejected enabled 9
