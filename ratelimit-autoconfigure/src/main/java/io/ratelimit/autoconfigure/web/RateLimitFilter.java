@@ -6,13 +6,12 @@ import java.util.Objects;
 import io.ratelimit.autoconfigure.RateLimitProperties.FailureMode;
 import io.ratelimit.core.Decision;
 import io.ratelimit.core.RateLimiter;
-import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
-import jakarta.servlet.ServletRequest;
-import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+
+import org.springframework.web.filter.OncePerRequestFilter;
 
 /**
  * The servlet filter that puts every request through the {@link RateLimiter}: allowed
@@ -22,13 +21,8 @@ import jakarta.servlet.http.HttpServletResponse;
  * The limiter never turns a request into a 500: if it fails, the request passes
  * ({@link FailureMode#OPEN}) or gets 503 ({@link FailureMode#CLOSED}), and the failure is
  * reported to the {@link RateLimitFilterListener}.
- * <p>
- * A plain {@link Filter}: it is registered for {@code REQUEST} dispatches only, so the
- * container applies it once per request and error or async dispatches never reach it.
- * Spring's {@code OncePerRequestFilter} would add a request attribute to set, read and
- * remove on every request to guard against what the registration already rules out.
  */
-public class RateLimitFilter implements Filter {
+public class RateLimitFilter extends OncePerRequestFilter {
 
 	private final RateLimiter limiter;
 
@@ -49,18 +43,8 @@ public class RateLimitFilter implements Filter {
 	}
 
 	@Override
-	public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
-			throws IOException, ServletException {
-		if (request instanceof HttpServletRequest httpRequest && response instanceof HttpServletResponse httpResponse) {
-			doFilter(httpRequest, httpResponse, chain);
-		}
-		else {
-			chain.doFilter(request, response);
-		}
-	}
-
-	private void doFilter(HttpServletRequest servletRequest, HttpServletResponse response, FilterChain chain)
-			throws ServletException, IOException {
+	protected void doFilterInternal(HttpServletRequest servletRequest, HttpServletResponse response,
+			FilterChain chain) throws ServletException, IOException {
 		// Sensitive endpoints may need the body read ahead of the application, and replayed.
 		CachedBodyRequest cached = this.limiter.hasSensitiveEndpoints() ? new CachedBodyRequest(servletRequest) : null;
 		HttpServletRequest request = (cached != null) ? cached : servletRequest;
