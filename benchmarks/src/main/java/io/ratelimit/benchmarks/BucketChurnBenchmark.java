@@ -35,12 +35,12 @@ import org.openjdk.jmh.annotations.Warmup;
  * (millions), so every decision creates a bucket and the full store evicts one: an
  * attacker inventing addresses.</li>
  * </ul>
- * Both build their request, address text included, in the call, and every request is
- * admitted, so the difference between them is the bucket's creation and eviction. The
- * target is a P99 of {@code churningClients} within twice that of {@code steadyClients} in
- * the same run; {@code steadyFullStore} tells how much of the difference is the memory
- * traffic of a full store rather than creating and evicting buckets; the memory half of A4 (heap per bucket) is measured by
- * {@code BucketExplosionTest}.
+ * All three build their request, address text included, in the call, and every request is
+ * admitted, so what sets churn apart is the bucket's creation and eviction. The target is a
+ * P99 of {@code churningClients} within twice that of {@code steadyClients} in the same run;
+ * {@code steadyFullStore} tells how much of the difference is the memory traffic of a full
+ * store rather than creating and evicting buckets. The memory half of A4 (heap per bucket)
+ * is measured by {@code BucketExplosionTest}.
  * <p>
  * Run with:
  * <pre>
