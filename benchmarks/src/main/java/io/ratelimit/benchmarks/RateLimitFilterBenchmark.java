@@ -5,9 +5,11 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 import io.ratelimit.autoconfigure.RateLimitProperties.FailureMode;
+import io.ratelimit.autoconfigure.security.FirewalledEndpointResolver;
 import io.ratelimit.autoconfigure.web.MvcEndpointResolver;
 import io.ratelimit.autoconfigure.web.RateLimitFilter;
 import io.ratelimit.autoconfigure.web.RateLimitFilterListener;
+import io.ratelimit.core.endpoint.EndpointResolver;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -16,6 +18,7 @@ import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
@@ -29,10 +32,12 @@ import org.springframework.mock.web.MockHttpServletResponse;
 /**
  * The servlet filter: {@link RateLimitFilter#doFilter} with endpoints resolved through
  * Spring MVC ({@link MvcEndpointResolver} over the context of {@link MvcApplication}, 200
- * templates), the limiter of {@link Limiters} (network identity, a policy per template,
- * every request admitted), no listener, and a filter chain that does nothing. So this is
- * what the filter adds in front of the application: adapting the request, the decision,
- * and setting the {@code RateLimit-Policy} and {@code RateLimit} response fields.
+ * templates), alone or behind Spring Security's default firewall
+ * ({@link FirewalledEndpointResolver}, parameter {@code resolution}), the limiter of
+ * {@link Limiters} (network identity, a policy per template, every request admitted), no
+ * listener, and a filter chain that does nothing. So this is what the filter adds in front
+ * of the application: adapting the request, the decision, and setting the
+ * {@code RateLimit-Policy} and {@code RateLimit} response fields.
  * <p>
  * Requests cycle through a pool of {@value Limiters#CLIENTS} {@link MockHttpServletRequest}s
  * and their {@link MockHttpServletResponse}s, request {@code i} from client number
@@ -58,6 +63,14 @@ public class RateLimitFilterBenchmark {
 	private static final FilterChain NOTHING = (request, response) -> {
 	};
 
+	/**
+	 * {@code mvc}: Spring MVC alone, as in an application without Spring Security;
+	 * {@code firewall}: Spring Security's default firewall ahead of it, as the starter
+	 * configures the filter in front of Spring Security's chain.
+	 */
+	@Param({ "mvc", "firewall" })
+	public String resolution;
+
 	private MvcApplication application;
 
 	private RateLimitFilter filter;
@@ -73,7 +86,7 @@ public class RateLimitFilterBenchmark {
 		List<ApiTemplates.Route> routes = ApiTemplates.of(RateLimiterBenchmark.TEMPLATES);
 		this.application = MvcApplication.start(routes);
 		this.filter = new RateLimitFilter(
-				Limiters.limiter(new MvcEndpointResolver(this.application.context()), routes), FailureMode.OPEN,
+				Limiters.limiter(resolver(), routes), FailureMode.OPEN,
 				RateLimitFilterListener.NONE);
 		for (int i = 0; i < this.requests.length; i++) {
 			ApiTemplates.Route route = routes.get(i % RateLimiterBenchmark.TEMPLATES);
@@ -85,6 +98,14 @@ public class RateLimitFilterBenchmark {
 					&& ("\"" + route.template() + "\"").equals(policyName(this.responses[i])),
 					"admitted requests charged to their routes");
 		}
+	}
+
+	private EndpointResolver resolver() {
+		return switch (this.resolution) {
+			case "mvc" -> new MvcEndpointResolver(this.application.context());
+			case "firewall" -> FirewalledEndpointResolver.withDefaultFirewall(this.application.context());
+			default -> throw new IllegalArgumentException("Unknown resolution " + this.resolution);
+		};
 	}
 
 	private static String policyName(MockHttpServletResponse response) {

@@ -56,9 +56,8 @@ public class RateLimitSecurityAutoConfiguration {
 		EndpointResolver rateLimitEndpointResolver(ApplicationContext context, ObjectProvider<HttpFirewall> firewall) {
 			// Spring Security uses the application's firewall bean, or a strict one of its own.
 			HttpFirewall own = firewall.getIfAvailable();
-			MvcEndpointResolver handlers = new MvcEndpointResolver(context);
-			return (own != null) ? FirewalledEndpointResolver.of(own, handlers)
-					: FirewalledEndpointResolver.withDefaultFirewall(handlers);
+			return (own != null) ? FirewalledEndpointResolver.of(own, new MvcEndpointResolver(context))
+					: FirewalledEndpointResolver.withDefaultFirewall(context);
 		}
 
 	}

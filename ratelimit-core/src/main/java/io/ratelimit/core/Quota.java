@@ -61,6 +61,10 @@ public record Quota(String name, BucketLimits limits, long remaining, long reset
 	 * The name as an RFC 9651 sf-string.
 	 */
 	private static String quoted(String name) {
+		// Policy names are almost always plain: one concatenation, no builder.
+		if (isPlain(name)) {
+			return '"' + name + '"';
+		}
 		StringBuilder quoted = new StringBuilder(name.length() + 2).append('"');
 		for (int i = 0; i < name.length(); i++) {
 			char c = name.charAt(i);
@@ -70,6 +74,16 @@ public record Quota(String name, BucketLimits limits, long remaining, long reset
 			quoted.append((c >= 0x20 && c < 0x7f) ? c : '?');
 		}
 		return quoted.append('"').toString();
+	}
+
+	private static boolean isPlain(String name) {
+		for (int i = 0; i < name.length(); i++) {
+			char c = name.charAt(i);
+			if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') {
+				return false;
+			}
+		}
+		return true;
 	}
 
 	private static long ceilDiv(long dividend, long divisor) {

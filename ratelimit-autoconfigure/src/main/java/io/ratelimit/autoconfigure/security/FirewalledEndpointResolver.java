@@ -4,12 +4,14 @@ import java.util.Objects;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import io.ratelimit.autoconfigure.web.MvcEndpointResolver;
 import io.ratelimit.core.RateLimitRequest;
 import io.ratelimit.core.endpoint.EndpointResolver;
 import io.ratelimit.core.endpoint.EndpointTemplate;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.context.ApplicationContext;
 import org.springframework.security.web.firewall.HttpFirewall;
 import org.springframework.security.web.firewall.RequestRejectedException;
 import org.springframework.security.web.firewall.StrictHttpFirewall;
@@ -25,7 +27,11 @@ import org.springframework.security.web.firewall.StrictHttpFirewall;
  * {@link StrictHttpFirewall} as created, looks at the method, the request URI and what the
  * container derives from the URI (context path, servlet path, path info), and accepts any
  * host; so for it the resolver remembers the (method, URI) pairs it admitted, in a bounded
- * cache, and asks the firewall only about the others.
+ * cache, and asks the firewall only about the others. Over Spring MVC's handler mappings
+ * ({@link #withDefaultFirewall(ApplicationContext)}), the templates that the
+ * {@link MvcEndpointResolver} remembers by method and URI are consulted first: it resolves
+ * only the requests this resolver admitted, so a remembered template is an admitted request,
+ * answered with one lookup.
  */
 public final class FirewalledEndpointResolver implements EndpointResolver {
 
@@ -41,11 +47,16 @@ public final class FirewalledEndpointResolver implements EndpointResolver {
 
 	private final @Nullable Cache<Admitted, Boolean> admitted;
 
-	private FirewalledEndpointResolver(HttpFirewall firewall, EndpointResolver delegate, boolean decidedByUri) {
+	// Set only when the delegate is this resolver's own: nothing else fills its memory.
+	private final @Nullable MvcEndpointResolver handlers;
+
+	private FirewalledEndpointResolver(HttpFirewall firewall, EndpointResolver delegate, boolean decidedByUri,
+			@Nullable MvcEndpointResolver handlers) {
 		this.firewall = Objects.requireNonNull(firewall, "firewall must not be null");
 		this.delegate = Objects.requireNonNull(delegate, "delegate must not be null");
 		this.admitted = decidedByUri ? Caffeine.newBuilder().maximumSize(CACHE_SIZE).executor(Runnable::run).build()
 				: null;
+		this.handlers = handlers;
 	}
 
 	/**
@@ -55,7 +66,7 @@ public final class FirewalledEndpointResolver implements EndpointResolver {
 	 * @return the resolver
 	 */
 	public static FirewalledEndpointResolver of(HttpFirewall firewall, EndpointResolver delegate) {
-		return new FirewalledEndpointResolver(firewall, delegate, false);
+		return new FirewalledEndpointResolver(firewall, delegate, false, null);
 	}
 
 	/**
@@ -65,17 +76,32 @@ public final class FirewalledEndpointResolver implements EndpointResolver {
 	 * @return the resolver
 	 */
 	public static FirewalledEndpointResolver withDefaultFirewall(EndpointResolver delegate) {
-		return new FirewalledEndpointResolver(new StrictHttpFirewall(), delegate, true);
+		return new FirewalledEndpointResolver(new StrictHttpFirewall(), delegate, true, null);
+	}
+
+	/**
+	 * Creates a resolver that applies Spring Security's default firewall in front of Spring
+	 * MVC's handler mappings, through an {@link MvcEndpointResolver} of its own.
+	 * @param context the application context whose handler mappings serve requests
+	 * @return the resolver
+	 */
+	public static FirewalledEndpointResolver withDefaultFirewall(ApplicationContext context) {
+		MvcEndpointResolver handlers = new MvcEndpointResolver(context);
+		return new FirewalledEndpointResolver(new StrictHttpFirewall(), handlers, true, handlers);
 	}
 
 	@Override
 	public EndpointTemplate resolve(RateLimitRequest request) {
 		HttpServletRequest servletRequest = request.unwrap(HttpServletRequest.class);
-		// First: what the firewall rejects is no request to parse and match.
-		if (servletRequest != null && !admits(servletRequest)) {
-			return EndpointTemplate.UNKNOWN;
+		if (servletRequest == null) {
+			return this.delegate.resolve(request);
 		}
-		return this.delegate.resolve(request);
+		EndpointTemplate remembered = (this.handlers != null) ? this.handlers.remembered(servletRequest) : null;
+		if (remembered != null) {
+			return remembered;
+		}
+		// What the firewall rejects is no request to parse and match.
+		return admits(servletRequest) ? this.delegate.resolve(request) : EndpointTemplate.UNKNOWN;
 	}
 
 	private boolean admits(HttpServletRequest request) {

@@ -100,6 +100,17 @@ public final class MvcEndpointResolver implements EndpointResolver {
 		return template;
 	}
 
+	/**
+	 * Returns the template remembered for the method and URI of a request, without asking
+	 * the handler mappings: one this resolver found earlier for a request with the same
+	 * method and URI, whose handler depended on nothing else.
+	 * @param request the request
+	 * @return the template, or {@code null} if none is remembered
+	 */
+	public @Nullable EndpointTemplate remembered(HttpServletRequest request) {
+		return routes().cached(request.getMethod(), request.getRequestURI());
+	}
+
 	private EndpointTemplate template(String method, String pattern) {
 		return this.templates.computeIfAbsent(pattern, (key) -> new ConcurrentHashMap<>())
 			.computeIfAbsent(method, (key) -> EndpointTemplate.fromPattern(method, pattern));

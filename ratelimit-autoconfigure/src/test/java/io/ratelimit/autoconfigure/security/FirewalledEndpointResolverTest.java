@@ -6,18 +6,27 @@ import io.ratelimit.core.endpoint.EndpointTemplate;
 import jakarta.servlet.http.HttpServletRequest;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.mock.web.MockHttpServletRequest;
+import org.springframework.mock.web.MockServletContext;
 import org.springframework.security.web.firewall.FirewalledRequest;
 import org.springframework.security.web.firewall.HttpFirewall;
 import org.springframework.security.web.firewall.RequestRejectedException;
 import org.springframework.security.web.firewall.StrictHttpFirewall;
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.context.support.AnnotationConfigWebApplicationContext;
+import org.springframework.web.servlet.config.annotation.EnableWebMvc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The firewall in front of endpoint resolution: what either firewall rejects is charged to
  * UNKNOWN however often it is asked, and what the default firewall admitted once is
- * remembered only for the same method and URI.
+ * remembered only for the same method and URI, also when the answers Spring MVC's handler
+ * mappings gave are remembered in front of the firewall.
  */
 class FirewalledEndpointResolverTest {
 
@@ -44,6 +53,26 @@ class FirewalledEndpointResolverTest {
 		// The strict firewall refuses TRACE: the admitted GET of the same URI does not carry over.
 		assertThat(resolver.resolve(request("TRACE", "/api/things/1", "/api/things/1"))).isEqualTo(EndpointTemplate.UNKNOWN);
 		assertThat(resolver.resolve(request("GET", "/api/things/1;x", "/api/things/1"))).isEqualTo(EndpointTemplate.UNKNOWN);
+	}
+
+	@Test
+	void defaultFirewallOverHandlerMappingsWhenPathRememberedThenRejectedFormsStillUnknown() {
+		try (AnnotationConfigWebApplicationContext context = new AnnotationConfigWebApplicationContext()) {
+			context.setServletContext(new MockServletContext());
+			context.register(ThingsConfiguration.class);
+			context.refresh();
+			FirewalledEndpointResolver resolver = FirewalledEndpointResolver.withDefaultFirewall(context);
+			for (int i = 0; i < 3; i++) {
+				assertThat(resolver.resolve(request("GET", "/api/things/1", "/api/things/1"))).isEqualTo(THINGS);
+				// Spring MVC would serve these with the same handler; Spring Security refuses them.
+				assertThat(resolver.resolve(request("GET", "/api/things/1;x=y", "/api/things/1")))
+					.isEqualTo(EndpointTemplate.UNKNOWN);
+				assertThat(resolver.resolve(request("GET", "/api//things/1", "/api/things/1")))
+					.isEqualTo(EndpointTemplate.UNKNOWN);
+				assertThat(resolver.resolve(request("TRACE", "/api/things/1", "/api/things/1")))
+					.isEqualTo(EndpointTemplate.UNKNOWN);
+			}
+		}
 	}
 
 	@Test
@@ -87,6 +116,27 @@ class FirewalledEndpointResolverTest {
 		MockHttpServletRequest request = new MockHttpServletRequest(method, uri);
 		request.setServletPath(servletPath);
 		return request;
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@EnableWebMvc
+	static class ThingsConfiguration {
+
+		@Bean
+		Things things() {
+			return new Things();
+		}
+
+	}
+
+	@RestController
+	static class Things {
+
+		@GetMapping("/api/things/{id}")
+		String thing(@PathVariable String id) {
+			return id;
+		}
+
 	}
 
 }
