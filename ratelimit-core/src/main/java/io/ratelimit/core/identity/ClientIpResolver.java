@@ -3,6 +3,7 @@ package io.ratelimit.core.identity;
 import java.util.List;
 import java.util.Objects;
 
+import io.ratelimit.core.RateLimitRequest;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -86,6 +87,19 @@ public final class ClientIpResolver {
 	}
 
 	/**
+	 * Resolve the identity of a request, reading its forwarding header only if some proxy is
+	 * trusted: without one, the header could never count and every request would pay for
+	 * looking it up.
+	 * @param request the request
+	 * @return the identity; {@link NetworkIdentity#INVALID} if the peer is not an IP literal
+	 */
+	public NetworkIdentity resolve(RateLimitRequest request) {
+		List<String> headerLines = (this.trustedProxies.length == 0) ? List.of()
+				: request.headers(this.header.headerName());
+		return resolve(request.remoteAddress(), headerLines);
+	}
+
+	/**
 	 * Resolve the identity of a request.
 	 * @param remoteAddr the address of the TCP peer, as reported by the server (never a value
 	 * already rewritten from a forwarding header)
@@ -99,7 +113,7 @@ public final class ClientIpResolver {
 			return NetworkIdentity.INVALID;
 		}
 		if (!isTrusted(peer) || headerLines.isEmpty()) {
-			return key(peer);
+			return peerKey(peer, remoteAddr);
 		}
 		if (this.header == ForwardingHeader.X_FORWARDED_FOR) {
 			return walk(peer, new XForwardedForElements(headerLines, this.maxElements));
@@ -133,6 +147,18 @@ public final class ClientIpResolver {
 			}
 		}
 		return false;
+	}
+
+	/**
+	 * The key of the peer itself. A dotted IPv4 literal that parsed is already in canonical
+	 * form (the parser refuses leading zeros), so it is its own key; an IPv4-mapped IPv6
+	 * literal, which also parses to four bytes, is not.
+	 */
+	private NetworkIdentity peerKey(byte[] peer, String remoteAddr) {
+		if (peer.length == 4 && remoteAddr.indexOf(':') < 0) {
+			return new NetworkIdentity(remoteAddr);
+		}
+		return key(peer);
 	}
 
 	private NetworkIdentity key(byte[] address) {

@@ -112,7 +112,7 @@ public final class IdentityResolver {
 	}
 
 	private NetworkIdentity network(RateLimitRequest request) {
-		return this.clientIp.resolve(request.remoteAddress(), request.headers(this.clientIp.header().headerName()));
+		return this.clientIp.resolve(request);
 	}
 
 	/**

@@ -5,6 +5,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
+import io.ratelimit.core.RateLimitRequest;
+import io.ratelimit.core.TestRequest;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -293,6 +295,27 @@ class ClientIpResolverTest {
 		assertThat(resolver.resolve(null, unreadable)).isSameAs(NetworkIdentity.INVALID);
 	}
 
+	@Test
+	void resolveRequestWhenNoProxyTrustedThenHeaderNeverLookedUp() {
+		RateLimitRequest request = new HeaderlessRequest("10.0.0.2");
+
+		assertThat(ClientIpResolver.untrusting().resolve(request)).hasToString("10.0.0.2");
+		assertThat(ClientIpResolver.untrusting().resolve(new HeaderlessRequest("::ffff:10.0.0.2")))
+			.hasToString("10.0.0.2");
+		assertThat(ClientIpResolver.untrusting().resolve(new HeaderlessRequest("2001:db8::1")))
+			.hasToString("2001:db8::/64");
+	}
+
+	@ParameterizedTest
+	@EnumSource(ForwardingHeader.class)
+	void resolveRequestWhenPeerTrustedThenItsForwardingHeaderCounts(ForwardingHeader header) {
+		String value = (header == ForwardingHeader.FORWARDED) ? "for=203.0.113.7" : "203.0.113.7";
+		TestRequest request = TestRequest.get("/").from(PEER).header(header.headerName(), value);
+
+		assertThat(resolver(header, 32, 64).resolve(request)).hasToString("203.0.113.7");
+		assertThat(ClientIpResolver.untrusting().resolve(request)).hasToString(PEER);
+	}
+
 	@ParameterizedTest
 	@EnumSource(ForwardingHeader.class)
 	void resolveWhenSpoofBeyondThirtyTwoTrustedHopsThenSpoofIsNeverUsed(ForwardingHeader header) {
@@ -425,6 +448,28 @@ class ClientIpResolverTest {
 			text.append((header == ForwardingHeader.FORWARDED && !node.equals("garbage")) ? "for=" + node : node);
 		}
 		return text.toString();
+	}
+
+	/**
+	 * A request whose headers must not be looked up.
+	 */
+	private record HeaderlessRequest(String remoteAddress) implements RateLimitRequest {
+
+		@Override
+		public String method() {
+			return "GET";
+		}
+
+		@Override
+		public String path() {
+			return "/";
+		}
+
+		@Override
+		public List<String> headers(String name) {
+			throw new AssertionError(name + " looked up although no proxy is trusted");
+		}
+
 	}
 
 }
