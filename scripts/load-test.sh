@@ -8,6 +8,8 @@
 #
 #   scripts/load-test.sh > results.md                       # the full run (about 12 minutes)
 #   ROUNDS=2 DURATION=5 scripts/load-test.sh > results.md   # a smoke run
+#   PROFILE=1 VARIANTS='disabled enabled' scripts/load-test.sh > profile.md
+#                                                           # where the limiter's CPU goes
 #
 # Settings (environment variables):
 #   ROUNDS       measured runs of each variant, alternating variants              (5)
@@ -27,6 +29,12 @@
 #   BASE_PORT    first loopback port; the variants use consecutive ones           (28081)
 #   SKIP_BUILD   1: use the jars already built                                    (0)
 #   OUT_DIR      runs.tsv (every run), report.md and each application's log       (target/load-test)
+#   PROFILE      1: sample every measured run's CPU with async-profiler (fetched from Maven
+#                Central, Linux only) and report where each variant's CPU went: the
+#                limiter's own frames, the socket writes, the rest of the request threads
+#                and the other threads. Profiling slows the applications, so compare
+#                such figures only with each other                                 (0)
+#   ASYNC_PROFILER_VERSION  the tools.profiler:async-profiler version for PROFILE=1   (3.0)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -48,6 +56,8 @@ JAVA_OPTS=${JAVA_OPTS:--Xms512m -Xmx512m -XX:+UseSerialGC}
 BASE_PORT=${BASE_PORT:-28081}
 SKIP_BUILD=${SKIP_BUILD:-0}
 OUT_DIR=${OUT_DIR:-target/load-test}
+PROFILE=${PROFILE:-0}
+ASYNC_PROFILER_VERSION=${ASYNC_PROFILER_VERSION:-3.0}
 
 ENDPOINT=/api/products
 SAMPLE_JAR=sample-app/target/sample-app-0.1.0-SNAPSHOT.jar
@@ -151,6 +161,7 @@ check_settings() {
     [[ " $VARIANT_LIST $OPTIONAL_VARIANTS " == *" $v "* ]] \
       || fail "unknown variant '$v' in VARIANTS; known: $VARIANT_LIST $OPTIONAL_VARIANTS"
   done
+  [[ $PROFILE == 0 || $PROFILE == 1 ]] || fail "PROFILE must be 0 or 1, not '$PROFILE'"
   if [[ $PIN == 1 ]]; then
     command -v taskset >/dev/null || fail "PIN=1 needs taskset (util-linux); run with PIN=0 to skip pinning"
     (($(nproc) >= 2)) || { log "one CPU only: not pinning"; PIN=0; }
@@ -164,6 +175,31 @@ build() {
   fi
   log "building the sample app and the peer app"
   ./mvnw -q -pl sample-app,bucket4j-peer-app -am package -DskipTests >&2
+}
+
+# async-profiler's native library, from its jar on Maven Central, for PROFILE=1.
+prepare_profiler() {
+  [[ $PROFILE == 1 ]] || return 0
+  local platform dir=$OUT_DIR/async-profiler
+  case "$(uname -s)-$(uname -m)" in
+    Linux-x86_64) platform=linux-x64 ;;
+    Linux-aarch64) platform=linux-arm64 ;;
+    *) fail "PROFILE=1 needs Linux on x86_64 or aarch64 (async-profiler's native library)" ;;
+  esac
+  command -v jcmd >/dev/null || fail "PROFILE=1 needs jcmd (a JDK, not a JRE)"
+  log "fetching async-profiler $ASYNC_PROFILER_VERSION"
+  ./mvnw -q dependency:copy -Dartifact="tools.profiler:async-profiler:$ASYNC_PROFILER_VERSION" \
+    -DoutputDirectory="$dir" >&2 || fail "could not fetch tools.profiler:async-profiler:$ASYNC_PROFILER_VERSION"
+  (cd "$dir" && jar xf "async-profiler-$ASYNC_PROFILER_VERSION.jar" "$platform/libasyncProfiler.so") \
+    || fail "the async-profiler jar has no $platform library"
+  PROFILER_LIB=$(cd "$dir/$platform" && pwd)/libasyncProfiler.so
+}
+
+# Sends a command to async-profiler in a running JVM, loading it on first use. jcmd would
+# take the "=" of the options for one of its own, hence the quotes within the argument.
+profiler() {
+  local pid=$1 command=$2
+  jcmd "$pid" JVMTI.agent_load "$PROFILER_LIB" "\"$command\"" >/dev/null || fail "async-profiler: '$command' failed in $pid"
 }
 
 # The command prefix that runs a process on the given CPUs, or nothing without pinning.
@@ -182,6 +218,8 @@ start_app() {
   read -r -a args <<<"$(app_args "$variant")"
   local opts prefix
   read -r -a opts <<<"$JAVA_OPTS"
+  # Without this, samples in inlined code are charged to the frame of the last safepoint.
+  [[ $PROFILE == 1 ]] && opts+=(-XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints)
   read -r -a prefix <<<"$(pin_prefix "$APP_CPUS")"
   # A simple command, so that $! is the JVM itself (taskset execs it).
   "${prefix[@]}" java "${opts[@]}" -jar "${args[@]}" --server.address=127.0.0.1 --server.port="$port" \
@@ -296,7 +334,7 @@ median() {
 
 # A column of a variant's runs in runs.tsv, in round order. The columns: 1 round, 2 variant,
 # 3 rps, 4 p50_ms, 5 p90_ms, 6 p99_ms, 7 non2xx_share, 8 socket_errors, 9 cpu_us_per_request,
-# 10 jit_ms.
+# 10 jit_ms, 11 requests.
 column_of() {
   local variant=$1 column=$2
   awk -v v="$variant" -v c="$column" 'NR > 1 && $2 == v { print $c }' "$OUT_DIR/runs.tsv"
@@ -415,12 +453,46 @@ report() {
     echo
     echo "wrk counted $socket_errors socket errors (connect, read, write or timeout) over all runs; see $OUT_DIR/runs.tsv."
   fi
+  [[ $PROFILE == 1 ]] && profile_report
   for v in "${variants[@]}"; do
     refuses "$v" && continue
     if awk -v v="$v" 'NR > 1 && $2 == v && $7 > 0 { found = 1 } END { exit !found }' "$OUT_DIR/runs.tsv"; then
       echo
       echo "**$v refused some requests**: the limits are not high enough for this load, and its figures are not of the admitted path."
     fi
+  done
+}
+
+# Where each variant's CPU went over its profiled runs, in µs per request (PROFILE=1).
+profile_report() {
+  local v requests cpu_us lines
+  local -A split=()
+  echo
+  echo "Where the CPU went (async-profiler, CPU-time samples of every measured run; µs per request):"
+  echo
+  echo "| variant | CPU | the limiter's own frames | socket writes | rest of the request threads | everything else (JIT, GC, Tomcat's poller) |"
+  echo "|---|---|---|---|---|---|"
+  for v in "${variants[@]}"; do
+    requests=$(column_of "$v" 11 | awk '{ s += $1 } END { print s + 0 }')
+    cpu_us=$(paste <(column_of "$v" 9) <(column_of "$v" 11) | awk '{ c += $1 * $2; n += $2 } END { print (n > 0) ? c / n : 0 }')
+    rm -f "$OUT_DIR/$v.own-frames.txt"
+    lines=$(awk -v variant="$v" -v requests="$requests" -v cpu_us="$cpu_us" -f scripts/load-test/profile.awk \
+      "$OUT_DIR/$v".round*.collapsed) || continue
+    split[$v]=$(head -n 1 <<<"$lines")
+    awk '{ printf "| %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6 }' <<<"${split[$v]}"
+    tail -n +2 <<<"$lines" >"$OUT_DIR/$v.own-frames.txt"
+  done
+  if [[ -n ${split[enabled]:-} && -n ${split[disabled]:-} ]]; then
+    printf '%s\n%s\n' "${split[enabled]}" "${split[disabled]}" | awk '
+      NR == 1 { for (i = 2; i <= 6; i++) on[i] = $i }
+      NR == 2 { printf "| enabled − disabled | %+.1f | %+.2f | %+.2f | %+.2f | %+.2f |\n", on[2] - $2, on[3] - $3, on[4] - $4, on[5] - $5, on[6] - $6 }'
+  fi
+  for v in "${variants[@]}"; do
+    [[ -s $OUT_DIR/$v.own-frames.txt ]] || continue
+    echo
+    echo "The limiter's own frames in $v, by the call they were in (µs per request):"
+    echo
+    sed 's/^/- /' "$OUT_DIR/$v.own-frames.txt"
   done
 }
 
@@ -431,6 +503,7 @@ ensure_wrk
 command -v curl >/dev/null || fail "curl is not installed"
 mkdir -p "$OUT_DIR"
 build
+prepare_profiler
 
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 log "starting ${variants[*]}"
@@ -454,24 +527,26 @@ for v in "${variants[@]}"; do
   warm_up "$v"
 done
 
-printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' round variant rps p50_ms p90_ms p99_ms non2xx_share \
-  socket_errors cpu_us_per_request jit_ms >"$OUT_DIR/runs.tsv"
+printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' round variant rps p50_ms p90_ms p99_ms non2xx_share \
+  socket_errors cpu_us_per_request jit_ms requests >"$OUT_DIR/runs.tsv"
 count=${#variants[@]}
 for round in $(seq 1 "$ROUNDS"); do
   for i in $(seq 0 $((count - 1))); do
     v=${variants[$(((i + round - 1) % count))]}
     log "round $round/$ROUNDS: $v"
     pid=${pids[$v]}
+    [[ $PROFILE == 1 ]] && profiler "$pid" "start,event=itimer,interval=1ms"
     cpu_before=$(ticks "/proc/$pid/stat")
     jit_before=$(jit_ticks "$pid")
     drive "$v" "$DURATION"
     cpu_used=$(($(ticks "/proc/$pid/stat") - cpu_before))
     jit_used=$(($(jit_ticks "$pid") - jit_before))
+    [[ $PROFILE == 1 ]] && profiler "$pid" "stop,file=$(realpath -m "$OUT_DIR/$v.round$round.collapsed"),collapsed"
     read -r requests duration non2xx socket_errors p50 p90 p99 <<<"$RESULT"
     awk -v r="$round" -v v="$v" -v n="$requests" -v d="$duration" -v x="$non2xx" -v e="$socket_errors" \
       -v p50="$p50" -v p90="$p90" -v p99="$p99" -v cpu="$cpu_used" -v jit="$jit_used" -v hz="$CLK_TCK" \
-      'BEGIN { printf "%d\t%s\t%.1f\t%.3f\t%.3f\t%.3f\t%.5f\t%d\t%.1f\t%d\n", r, v, n / (d / 1e6), p50 / 1000,
-        p90 / 1000, p99 / 1000, (n > 0) ? x / n : 0, e, (n > 0) ? cpu / hz * 1e6 / n : 0, (jit > 0 ? jit : 0) / hz * 1000 }' \
+      'BEGIN { printf "%d\t%s\t%.1f\t%.3f\t%.3f\t%.3f\t%.5f\t%d\t%.1f\t%d\t%d\n", r, v, n / (d / 1e6), p50 / 1000,
+        p90 / 1000, p99 / 1000, (n > 0) ? x / n : 0, e, (n > 0) ? cpu / hz * 1e6 / n : 0, (jit > 0 ? jit : 0) / hz * 1000, n }' \
       >>"$OUT_DIR/runs.tsv"
   done
 done
