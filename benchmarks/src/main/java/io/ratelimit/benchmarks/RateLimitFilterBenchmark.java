@@ -9,6 +9,8 @@ import io.ratelimit.autoconfigure.security.FirewalledEndpointResolver;
 import io.ratelimit.autoconfigure.web.MvcEndpointResolver;
 import io.ratelimit.autoconfigure.web.RateLimitFilter;
 import io.ratelimit.autoconfigure.web.RateLimitFilterListener;
+import io.ratelimit.autoconfigure.web.ServletRateLimitRequest;
+import io.ratelimit.core.RateLimiter;
 import io.ratelimit.core.endpoint.EndpointResolver;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -85,14 +87,14 @@ public class RateLimitFilterBenchmark {
 	public void setUp() throws ServletException, IOException {
 		List<ApiTemplates.Route> routes = ApiTemplates.of(RateLimiterBenchmark.TEMPLATES);
 		this.application = MvcApplication.start(routes);
-		this.filter = new RateLimitFilter(
-				Limiters.limiter(resolver(), routes), FailureMode.OPEN,
-				RateLimitFilterListener.NONE);
+		RateLimiter limiter = Limiters.limiter(resolver(), routes);
+		this.filter = new RateLimitFilter(limiter, FailureMode.OPEN, RateLimitFilterListener.NONE);
 		for (int i = 0; i < this.requests.length; i++) {
 			ApiTemplates.Route route = routes.get(i % RateLimiterBenchmark.TEMPLATES);
 			this.requests[i] = new MockHttpServletRequest(route.method(), route.samplePath());
 			this.requests[i].setRemoteAddr(Limiters.client(i));
 			this.responses[i] = new MockHttpServletResponse();
+			Limiters.warmBucket(limiter, new ServletRateLimitRequest(this.requests[i]));
 			this.filter.doFilter(this.requests[i], this.responses[i], NOTHING);
 			Checks.require(this.responses[i].getStatus() == 200
 					&& ("\"" + route.template() + "\"").equals(policyName(this.responses[i])),

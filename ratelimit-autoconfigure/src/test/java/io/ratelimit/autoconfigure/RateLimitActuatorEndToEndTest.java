@@ -118,6 +118,12 @@ class RateLimitActuatorEndToEndTest {
 
 	@Test
 	void readWhenExposedThenSnapshotPoliciesAndBucketStore() throws Exception {
+		// Two requests in a row (the policy refills one in half a second) give a client a bucket.
+		String client = newClient();
+		for (int i = 0; i < 2; i++) {
+			this.http.send("GET", "/api/products", "X-Forwarded-For", client, TestShopApplication.TEST_USER, "operator");
+		}
+
 		JsonNode body = read("GET", "/actuator/ratelimit");
 
 		assertThat(body.path("version").asLong()).isPositive();
@@ -135,7 +141,6 @@ class RateLimitActuatorEndToEndTest {
 		assertThat(products.path("origin").asText()).startsWith("row ");
 		assertThat(body.path("unknownPolicy").path("origin").asText()).isEqualTo("built-in");
 		assertThat(absent(body.path("lastFailure"))).isTrue();
-		// This very request made a bucket.
 		assertThat(body.path("buckets").path("entries").asLong()).isPositive();
 		assertThat(body.path("buckets").has("evictions")).isTrue();
 	}

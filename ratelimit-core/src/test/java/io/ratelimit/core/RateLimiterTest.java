@@ -243,10 +243,13 @@ class RateLimiterTest {
 			.timeSource(this.time)
 			.build();
 
+		// A key's bucket is created by its second request.
+		limiter.evaluate(TestRequest.get("/api/reports/1"));
 		limiter.evaluate(TestRequest.get("/api/reports/1"));
 		assertThat(global.stats().entries()).isEqualTo(1);
 		assertThat(local.stats().entries()).isZero();
 
+		limiter.evaluate(TestRequest.get("/api/products"));
 		limiter.evaluate(TestRequest.get("/api/products"));
 		assertThat(local.stats().entries()).isEqualTo(1);
 		assertThat(global.stats().entries()).isEqualTo(1);

@@ -144,8 +144,10 @@ public final class BucketLimits {
 
 	/**
 	 * Returns the nanoseconds the bucket takes to gain the given units, rounded up.
+	 * @param units the units, at most the capacity
+	 * @return the nanoseconds
 	 */
-	private long nanosToRefill(long units) {
+	long nanosToRefill(long units) {
 		long high = Math.multiplyHigh(units, this.refillPeriodNanos);
 		if (high == 0 && units * this.refillPeriodNanos >= 0) {
 			return ceilDiv(units * this.refillPeriodNanos, this.capacityUnits);

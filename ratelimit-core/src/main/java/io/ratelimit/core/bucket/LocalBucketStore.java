@@ -2,6 +2,7 @@ package io.ratelimit.core.bucket;
 
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.LongAdder;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
@@ -20,6 +21,12 @@ import io.ratelimit.core.TimeSource;
  * mostly itself and a frequently used bucket keeps its state (a client cannot reset its own
  * bucket by churning others). And idle expiry: a bucket is dropped once it has been idle for
  * as long as it takes to refill completely, when forgetting it loses nothing.
+ * <p>
+ * A key gets its bucket with its second request: the first is remembered by a
+ * {@link Doorkeeper} and answered as a full bucket answers, and the bucket the second
+ * creates is charged for it. Clients that make one request each (an attacker inventing an
+ * address for every request, or a crawler passing by) cost a slot of the doorkeeper
+ * instead of a bucket, and the buckets of the clients that stay are not pushed out by them.
  * <p>
  * Each replica has its own buckets: k replicas admit up to k times a limit.
  * <p>
@@ -54,6 +61,10 @@ public final class LocalBucketStore implements BucketStore {
 
 	private final TimeSource time;
 
+	private final Doorkeeper doorkeeper;
+
+	private final LongAdder evictions = new LongAdder();
+
 	private LocalBucketStore(long maximumEntries, TimeSource time) {
 		this.time = time;
 		this.buckets = Caffeine.newBuilder()
@@ -62,9 +73,12 @@ public final class LocalBucketStore implements BucketStore {
 			.ticker(time::nanoTime)
 			// Maintenance on the calling thread keeps the bound exact instead of eventually applied.
 			.executor(Runnable::run)
-			.recordStats()
+			// Counted here rather than with Caffeine's statistics, which would read the clock
+			// twice around the creation of every bucket to time it.
+			.evictionListener((key, bucket, cause) -> this.evictions.increment())
 			.build();
 		this.policy = this.buckets.policy();
+		this.doorkeeper = new Doorkeeper(maximumEntries, time.nanoTime());
 	}
 
 	/**
@@ -94,19 +108,63 @@ public final class LocalBucketStore implements BucketStore {
 		if (tokens < 1) {
 			throw new IllegalArgumentException("At least one token must be consumed, but was " + tokens);
 		}
+		long units = Math.multiplyExact(tokens, BucketLimits.UNITS_PER_TOKEN);
 		LocalBucket bucket = this.policy.getIfPresentQuietly(key);
 		if (bucket == null) {
-			bucket = this.buckets.get(key, (absent) -> new LocalBucket(limits, this.time.nanoTime()));
+			bucket = enter(key, limits, units);
+			if (bucket == null) {
+				// The key's first request, answered as a new, full bucket would.
+				return new Consumption(true, limits.capacityUnits() - units, 0);
+			}
 		}
-		return bucket.tryConsume(limits, Math.multiplyExact(tokens, BucketLimits.UNITS_PER_TOKEN), this.time, key,
-				this.buckets);
+		return bucket.tryConsume(limits, units, this.time, key, this.buckets);
+	}
+
+	/**
+	 * Lets a key without a bucket in through the doorkeeper. It runs under the lock of the
+	 * key's cache entry, as does every creation of the key's bucket, so that a first request
+	 * is recorded only while the key has no bucket, and charged to the very bucket created
+	 * next, before anyone takes from it.
+	 * @return the key's bucket, or {@code null} if this is the key's first request
+	 */
+	private LocalBucket enter(BucketKey key, BucketLimits limits, long units) {
+		long now = this.time.nanoTime();
+		return this.buckets.get(key, (absent) -> newBucket(key, limits, units, now));
+	}
+
+	private LocalBucket newBucket(BucketKey key, BucketLimits limits, long units, long now) {
+		long tokens = units / BucketLimits.UNITS_PER_TOKEN;
+		// A request too heavy for a full bucket is refused by one, so it needs its bucket.
+		if (units > limits.capacityUnits() || tokens > Doorkeeper.MAXIMUM_TOKENS
+				|| limits.refillPeriodNanos() > Doorkeeper.MAXIMUM_REFILL_PERIOD_NANOS) {
+			return new LocalBucket(limits, now);
+		}
+		long firstRequest = this.doorkeeper.enter(key, tokens, now, limits);
+		if (firstRequest == Doorkeeper.FIRST_REQUEST) {
+			return null;
+		}
+		if (firstRequest == Doorkeeper.NOTHING_TO_CHARGE) {
+			return new LocalBucket(limits, now);
+		}
+		LocalBucket bucket = new LocalBucket(limits, this.doorkeeper.nanosOf(firstRequest, now));
+		bucket.consumeAtCreation(
+				Math.min(Doorkeeper.tokensOf(firstRequest) * BucketLimits.UNITS_PER_TOKEN, limits.capacityUnits()));
+		return bucket;
 	}
 
 	@Override
 	public void refund(BucketKey key, BucketLimits limits, long tokens) {
-		LocalBucket bucket = this.buckets.getIfPresent(key);
-		if (bucket != null && tokens > 0) {
-			// A bucket gone meanwhile was full again; there is nothing to give back.
+		if (tokens < 1) {
+			return;
+		}
+		// Without a bucket, the tokens were the key's first request's: given back under the
+		// lock of the key's entry, so that no bucket is charged for them meanwhile. A bucket
+		// gone since was full again, with nothing to give back.
+		LocalBucket bucket = this.buckets.get(key, (absent) -> {
+			this.doorkeeper.refund(key, tokens);
+			return null;
+		});
+		if (bucket != null) {
 			bucket.refund(Math.multiplyExact(tokens, BucketLimits.UNITS_PER_TOKEN), this.time);
 		}
 	}
@@ -114,7 +172,7 @@ public final class LocalBucketStore implements BucketStore {
 	@Override
 	public BucketStoreStats stats() {
 		this.buckets.cleanUp();
-		return new BucketStoreStats(this.buckets.estimatedSize(), this.buckets.stats().evictionCount());
+		return new BucketStoreStats(this.buckets.estimatedSize(), this.evictions.sum());
 	}
 
 	/**
@@ -183,6 +241,14 @@ public final class LocalBucketStore implements BucketStore {
 			}
 			this.state.consume(units);
 			return new Consumption(true, available - units, 0);
+		}
+
+		/**
+		 * Takes the units of the key's first request from the bucket that has just been
+		 * created, full, at the time of that request, before it is shared.
+		 */
+		void consumeAtCreation(long units) {
+			this.state.consume(units);
 		}
 
 		synchronized void refund(long units, TimeSource time) {

@@ -93,7 +93,8 @@ public abstract class BucketStoreContract {
 	@Test
 	void tryConsumeWhenLimitsChangeThenBucketKeepsTokensCappedAtNewCapacity() {
 		BucketStore store = newStore(100);
-		store.tryConsume(key(1), TEN_PER_SECOND, 4); // 16 left
+		store.tryConsume(key(1), TEN_PER_SECOND, 2);
+		store.tryConsume(key(1), TEN_PER_SECOND, 2); // 16 left
 		BucketLimits smaller = BucketLimits.of(BigDecimal.valueOf(5), BigDecimal.ONE, 1); // capacity 5
 
 		Consumption consumption = store.tryConsume(key(1), smaller, 1);
