@@ -153,13 +153,13 @@ public class BucketChurnBenchmark {
 		}
 
 		@TearDown
-		public void checkNoBucketCreated() {
+		public void checkFewBucketsCreated() {
 			BucketStoreStats stats = this.clients.limiter.buckets().stats();
 			// A new address whose slot holds the first request of another, made within the
 			// refill of one request (0.1 ms), gets its bucket at once.
-			Checks.require(stats.entries() >= FULL_STORE_CLIENTS
-					&& stats.entries() - FULL_STORE_CLIENTS <= this.requests / 100 && stats.evictions() == 0,
-					"one-off addresses to leave the store as it was, bar one in a hundred, but it had "
+			long created = stats.entries() + stats.evictions() - FULL_STORE_CLIENTS;
+			Checks.require(created >= 0 && created <= this.requests / 100,
+					"one-off addresses to create a bucket for one request in a hundred at most, but the store had "
 							+ stats + " after " + this.requests + " requests");
 		}
 
