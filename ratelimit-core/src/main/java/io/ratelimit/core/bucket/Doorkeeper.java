@@ -11,20 +11,25 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * on every request nor pushes other clients' buckets out.
  * <p>
  * The answer to a first request is the one a new, full bucket gives, and the bucket the next
- * request creates is charged for the first at the time it was made (rounded up to the
- * millisecond, so never credited with refill it did not have): the count is the one a
+ * request creates is charged for the first at the time it was made (rounded up to 16
+ * microseconds, so never credited with refill it did not have): the count is the one a
  * bucket created by the first request would keep.
  * <p>
  * One slot per key hash holds a fingerprint of the key and its first request's time and
  * tokens, until the bucket would have refilled them. A key whose slot holds another key's
- * first request meanwhile gets its bucket at once, as without a doorkeeper: no request is
- * ever forgotten before it is refilled, however keys share slots. Every change of a slot is
- * a compare-and-set, as keys that share it may change it at once; the store calls it for a
- * key only under the lock of the key's cache entry.
+ * first request meanwhile gets its bucket at once, as without a doorkeeper, so no request is
+ * forgotten before it is refilled, however keys share slots. (Only a key whose slot and
+ * 22-bit fingerprint both match another's, a chance of one in four million for a key that
+ * finds a waiting first request in its slot, is charged for the other's request, which the
+ * other then no longer owes.) Every change of a slot is a compare-and-set, as keys that
+ * share it may change it at once; the store calls it for a key only under the lock of the
+ * key's cache entry. Clocks read by different threads may reach a slot out of order, so a
+ * first request that seems to come from the future is taken as just made.
  */
 final class Doorkeeper {
 
-	// A slot: 23 bits of the key's fingerprint, 28 bits of the first request's time in ticks
+	// A slot: 23 bits of the key's fingerprint (the lowest always set, so that an empty slot
+	// belongs to no key), 28 bits of the first request's time in ticks
 	// of 16.4 microseconds (2^14 ns), 12 bits of its tokens. The sign bit is clear, so that
 	// the sentinels below are negative.
 	private static final int TOKEN_BITS = 12;
@@ -51,8 +56,8 @@ final class Doorkeeper {
 
 	/**
 	 * The longest refill period of a bucket whose first request may wait here: half the
-	 * range of the times, 36 minutes. A bucket that refills more slowly is created by the
-	 * first request.
+	 * range of the times, 36 minutes, as the other half stands for times ahead of the clock.
+	 * A bucket that refills more slowly is created by the first request.
 	 */
 	static final long MAXIMUM_REFILL_PERIOD_NANOS = (TIME_MASK >>> 1) << TICK_SHIFT;
 
@@ -78,7 +83,7 @@ final class Doorkeeper {
 	 * @param originNanos the clock's reading now, from which times are counted
 	 */
 	Doorkeeper(long maximumEntries, long originNanos) {
-		int size = (int) Math.min(MAXIMUM_SLOTS, Long.highestOneBit(Math.max(2, maximumEntries - 1)) << 1);
+		int size = Integer.highestOneBit((int) Math.max(2, Math.min(MAXIMUM_SLOTS, maximumEntries) - 1)) << 1;
 		this.slots = new AtomicLongArray(size);
 		this.mask = size - 1;
 		this.originNanos = originNanos;
@@ -123,8 +128,29 @@ final class Doorkeeper {
 	}
 
 	/**
+	 * Takes the key's first request, whatever its age, for a bucket created without asking
+	 * {@link #enter}: the bucket is charged for it rather than the request forgotten.
+	 * @param key the key
+	 * @return the first request to charge the new bucket for, or {@link #NOTHING_TO_CHARGE}
+	 */
+	long takeFirstRequest(BucketKey key) {
+		int index = (int) key.low() & this.mask;
+		long fingerprint = fingerprint(key);
+		while (true) {
+			long slot = this.slots.get(index);
+			if ((slot & FINGERPRINT_BITS) != fingerprint || (slot & TOKEN_MASK) == CHARGED) {
+				return NOTHING_TO_CHARGE;
+			}
+			if (this.slots.compareAndSet(index, slot, fingerprint | CHARGED)) {
+				return slot;
+			}
+		}
+	}
+
+	/**
 	 * Whether a slot holds a first request that the bucket would not have refilled yet. The
-	 * time since is counted one tick short, as both ends were rounded up.
+	 * time since is counted one tick short, as both ends were rounded up; a first request
+	 * ahead of the clock is waiting.
 	 */
 	private static boolean isWaiting(long slot, long now, BucketLimits limits) {
 		long tokens = slot & TOKEN_MASK;
@@ -152,7 +178,8 @@ final class Doorkeeper {
 	 */
 	long nanosOf(long firstRequest, long nowNanos) {
 		long now = ticks(nowNanos);
-		return Math.min(nowNanos, this.originNanos + ((now - elapsedTicks(firstRequest, now)) << TICK_SHIFT));
+		long elapsed = Math.max(0, elapsedTicks(firstRequest, now));
+		return Math.min(nowNanos, this.originNanos + ((now - elapsed) << TICK_SHIFT));
 	}
 
 	/**
@@ -185,12 +212,14 @@ final class Doorkeeper {
 	}
 
 	/**
-	 * The ticks since a slot's first request. Times wrap every 73 minutes: a first request
-	 * that old may look recent, which charges the key's new bucket for it, in the client's
+	 * The ticks since a slot's first request, negative for a request ahead of the clock.
+	 * Times wrap every 73 minutes, so a first request more than 36 minutes old may look
+	 * recent or ahead, which charges the key's new bucket for it, in the client's
 	 * disfavour.
 	 */
 	private static long elapsedTicks(long slot, long now) {
-		return (now - (slot >>> TOKEN_BITS)) & TIME_MASK;
+		int unused = Long.SIZE - TIME_BITS;
+		return ((now - (slot >>> TOKEN_BITS)) << unused) >> unused;
 	}
 
 	/**

@@ -128,18 +128,18 @@ public final class LocalBucketStore implements BucketStore {
 	 * @return the key's bucket, or {@code null} if this is the key's first request
 	 */
 	private LocalBucket enter(BucketKey key, BucketLimits limits, long units) {
-		long now = this.time.nanoTime();
-		return this.buckets.get(key, (absent) -> newBucket(key, limits, units, now));
+		return this.buckets.get(key, (absent) -> newBucket(key, limits, units));
 	}
 
-	private LocalBucket newBucket(BucketKey key, BucketLimits limits, long units, long now) {
+	private LocalBucket newBucket(BucketKey key, BucketLimits limits, long units) {
+		// Read under the lock, so that the requests of one key reach the doorkeeper in time order.
+		long now = this.time.nanoTime();
 		long tokens = units / BucketLimits.UNITS_PER_TOKEN;
 		// A request too heavy for a full bucket is refused by one, so it needs its bucket.
-		if (units > limits.capacityUnits() || tokens > Doorkeeper.MAXIMUM_TOKENS
-				|| limits.refillPeriodNanos() > Doorkeeper.MAXIMUM_REFILL_PERIOD_NANOS) {
-			return new LocalBucket(limits, now);
-		}
-		long firstRequest = this.doorkeeper.enter(key, tokens, now, limits);
+		boolean throughDoorkeeper = units <= limits.capacityUnits() && tokens <= Doorkeeper.MAXIMUM_TOKENS
+				&& limits.refillPeriodNanos() <= Doorkeeper.MAXIMUM_REFILL_PERIOD_NANOS;
+		long firstRequest = throughDoorkeeper ? this.doorkeeper.enter(key, tokens, now, limits)
+				: this.doorkeeper.takeFirstRequest(key);
 		if (firstRequest == Doorkeeper.FIRST_REQUEST) {
 			return null;
 		}

@@ -225,6 +225,28 @@ class LocalBucketStoreTest extends BucketStoreContract {
 		assertThat(store.stats().entries()).isEqualTo(2);
 	}
 
+	/**
+	 * A first request is charged to the bucket even when the limits have changed since to a
+	 * refill too slow for the doorkeeper, so that it is never forgotten.
+	 */
+	@Test
+	void tryConsumeWhenLimitsRefillTooSlowAfterFirstRequestThenStillCharged() {
+		BucketStore store = newStore(100);
+		BucketLimits slow = BucketLimits.of(new BigDecimal("0.01"), BigDecimal.valueOf(3000), 1); // 30, in 50 min
+		store.tryConsume(key(1), TEN_PER_SECOND, 5);
+
+		assertThat(store.tryConsume(key(1), slow, 1).remainingTokens()).isEqualTo(24);
+	}
+
+	@Test
+	void tryConsumeWhenMaximumEntriesUnboundedThenDoorkeeperStillBounded() {
+		BucketStore store = newStore(Long.MAX_VALUE);
+
+		assertThat(store.tryConsume(key(1), TEN_PER_SECOND, 1).remainingTokens()).isEqualTo(19);
+		assertThat(store.tryConsume(key(1), TEN_PER_SECOND, 1).remainingTokens()).isEqualTo(18);
+		assertThat(store.stats().entries()).isEqualTo(1);
+	}
+
 	@Test
 	void statsWhenIdleLongerThanRefillPeriodThenBucketDroppedLosingNothing() {
 		BucketStore store = newStore(100);
