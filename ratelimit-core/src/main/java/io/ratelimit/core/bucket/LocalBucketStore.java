@@ -22,11 +22,12 @@ import io.ratelimit.core.TimeSource;
  * bucket by churning others). And idle expiry: a bucket is dropped once it has been idle for
  * as long as it takes to refill completely, when forgetting it loses nothing.
  * <p>
- * A key gets its bucket with its second request: the first is remembered by a
- * {@link Doorkeeper} and answered as a full bucket answers, and the bucket the second
- * creates is charged for it. Clients that make one request each (an attacker inventing an
- * address for every request, or a crawler passing by) cost a slot of the doorkeeper
- * instead of a bucket, and the buckets of the clients that stay are not pushed out by them.
+ * A key gets its bucket only with a request made before its first one has been refilled:
+ * the first is remembered by a {@link Doorkeeper} and answered as a full bucket answers,
+ * and the bucket created next is charged for it. Clients that make one request each (an
+ * attacker inventing an address for every request, or a crawler passing by), or that keep
+ * within their limit at an even pace, cost a slot of the doorkeeper instead of a bucket, and
+ * the buckets of the clients that need them are not pushed out by them.
  * <p>
  * Each replica has its own buckets: k replicas admit up to k times a limit.
  * <p>
@@ -135,7 +136,8 @@ public final class LocalBucketStore implements BucketStore {
 		// Read under the lock, so that the requests of one key reach the doorkeeper in time order.
 		long now = this.time.nanoTime();
 		long tokens = units / BucketLimits.UNITS_PER_TOKEN;
-		// A request too heavy for a full bucket is refused by one, so it needs its bucket.
+		// A request too heavy for a full bucket (which refuses it), or one the doorkeeper's
+		// slots cannot hold, gets its bucket at once.
 		boolean throughDoorkeeper = units <= limits.capacityUnits() && tokens <= Doorkeeper.MAXIMUM_TOKENS
 				&& limits.refillPeriodNanos() <= Doorkeeper.MAXIMUM_REFILL_PERIOD_NANOS;
 		long firstRequest = throughDoorkeeper ? this.doorkeeper.enter(key, tokens, now, limits)
