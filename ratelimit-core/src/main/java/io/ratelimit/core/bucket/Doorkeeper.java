@@ -102,7 +102,7 @@ final class Doorkeeper {
 	 * be read with {@link #tokensOf} and {@link #nanosOf}
 	 */
 	long enter(BucketKey key, long tokens, long nowNanos, BucketLimits limits) {
-		int index = (int) key.low() & this.mask;
+		int index = indexOf(key);
 		long fingerprint = fingerprint(key);
 		long now = ticks(nowNanos);
 		while (true) {
@@ -134,11 +134,11 @@ final class Doorkeeper {
 	 * @return the first request to charge the new bucket for, or {@link #NOTHING_TO_CHARGE}
 	 */
 	long takeFirstRequest(BucketKey key) {
-		int index = (int) key.low() & this.mask;
+		int index = indexOf(key);
 		long fingerprint = fingerprint(key);
 		while (true) {
 			long slot = this.slots.get(index);
-			if ((slot & FINGERPRINT_BITS) != fingerprint || (slot & TOKEN_MASK) == CHARGED) {
+			if (!holdsFirstRequest(slot, fingerprint)) {
 				return NOTHING_TO_CHARGE;
 			}
 			if (this.slots.compareAndSet(index, slot, fingerprint | CHARGED)) {
@@ -189,10 +189,10 @@ final class Doorkeeper {
 	 * @param tokens the tokens to give back
 	 */
 	void refund(BucketKey key, long tokens) {
-		int index = (int) key.low() & this.mask;
+		int index = indexOf(key);
 		long fingerprint = fingerprint(key);
 		long slot = this.slots.get(index);
-		while ((slot & FINGERPRINT_BITS) == fingerprint && (slot & TOKEN_MASK) != CHARGED) {
+		while (holdsFirstRequest(slot, fingerprint)) {
 			long left = (slot & TOKEN_MASK) - Math.min(tokens, slot & TOKEN_MASK);
 			long refunded = (left == 0) ? 0 : (slot & ~TOKEN_MASK) | left;
 			if (this.slots.compareAndSet(index, slot, refunded)) {
@@ -220,6 +220,15 @@ final class Doorkeeper {
 	private static long elapsedTicks(long slot, long now) {
 		int unused = Long.SIZE - TIME_BITS;
 		return ((now - (slot >>> TOKEN_BITS)) << unused) >> unused;
+	}
+
+	private int indexOf(BucketKey key) {
+		return (int) key.low() & this.mask;
+	}
+
+	/** Whether a slot holds a first request, not yet charged, of the key of a fingerprint. */
+	private static boolean holdsFirstRequest(long slot, long fingerprint) {
+		return (slot & FINGERPRINT_BITS) == fingerprint && (slot & TOKEN_MASK) != CHARGED;
 	}
 
 	/**
