@@ -12,12 +12,32 @@ import io.ratelimit.core.identity.SubmittedIdentifier;
  * endpoint and network identity for anonymous ones. By default an authenticated principal
  * has one bucket per endpoint wherever it connects from, so a stolen key used from many
  * addresses does not multiply its budget.
+ * <p>
+ * A key is a keyed hash (HMAC-SHA256), by far the dearest step of a decision, so the keys
+ * of recent (endpoint, identity) pairs are remembered in a small table: a client that sends
+ * request after request to one endpoint is hashed once. The table is direct-mapped and has
+ * no eviction policy: a pair takes its slot from whichever pair had it, and a pair whose
+ * slot was taken is hashed again. Whatever pairs a client invents, it costs at most one
+ * hash per request, as without the table, and the table never grows.
  */
 public final class BucketKeys {
+
+	/**
+	 * Slots of the table of recent keys, a power of two: with the identities they hold,
+	 * under a megabyte.
+	 */
+	static final int RECENT_KEYS = 4096;
 
 	private final KeyedHasher hasher;
 
 	private final boolean networkForPrincipals;
+
+	/*
+	 * Read and written without synchronization: an entry is immutable (final fields, so
+	 * safely published even through a race), and a lost or overwritten entry only costs a
+	 * hash. An entry answers only the exact pair it holds.
+	 */
+	private final RecentKey[] recent = new RecentKey[RECENT_KEYS];
 
 	/**
 	 * Creates a key builder.
@@ -37,6 +57,22 @@ public final class BucketKeys {
 	 * @return the key
 	 */
 	public BucketKey keyFor(EndpointTemplate endpoint, Identity identity) {
+		int slot = slotOf(endpoint, identity);
+		RecentKey recent = this.recent[slot];
+		if (recent != null && recent.endpoint().equals(endpoint) && recent.identity().equals(identity)) {
+			return recent.key();
+		}
+		BucketKey key = hash(endpoint, identity);
+		this.recent[slot] = new RecentKey(endpoint, identity, key);
+		return key;
+	}
+
+	private static int slotOf(EndpointTemplate endpoint, Identity identity) {
+		int hash = 31 * endpoint.hashCode() + identity.hashCode();
+		return (hash ^ (hash >>> 16)) & (RECENT_KEYS - 1);
+	}
+
+	private BucketKey hash(EndpointTemplate endpoint, Identity identity) {
 		String principal = identity.principal();
 		if (principal == null) {
 			return BucketKey.fromHash(this.hasher.hash(endpoint.toString(), "network", identity.network().key()));
@@ -65,6 +101,9 @@ public final class BucketKeys {
 			return BucketKey.fromHash(this.hasher.hash(endpoint.toString(), "unreadable", identity.network().key()));
 		}
 		return BucketKey.fromHash(this.hasher.hash(endpoint.toString(), "identifier", value));
+	}
+
+	private record RecentKey(EndpointTemplate endpoint, Identity identity, BucketKey key) {
 	}
 
 }

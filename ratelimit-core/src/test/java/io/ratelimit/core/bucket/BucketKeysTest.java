@@ -1,5 +1,13 @@
 package io.ratelimit.core.bucket;
 
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
 import io.ratelimit.core.endpoint.EndpointTemplate;
 import io.ratelimit.core.identity.Identity;
 import io.ratelimit.core.identity.KeyedHasher;
@@ -66,6 +74,34 @@ class BucketKeysTest {
 		assertThat(new BucketKeys(HASHER, false).keyFor(USERS, alice(HOME)))
 			.isEqualTo(new BucketKeys(KeyedHasher.withSecret("a-shared-secret-of-32-bytes-long"), false)
 				.keyFor(USERS, alice(HOME)));
+	}
+
+	@Test
+	void keyForWhenFarMorePairsThanRememberedThenEachPairKeepsItsOwnKey() {
+		BucketKeys keys = new BucketKeys(HASHER, false);
+		List<Map.Entry<EndpointTemplate, Identity>> pairs = new ArrayList<>();
+		for (int i = 0; i < 5 * BucketKeys.RECENT_KEYS; i++) {
+			NetworkIdentity network = new NetworkIdentity("10.0." + (i >>> 8) + "." + (i & 0xff));
+			pairs.add(Map.entry(USERS, Identity.anonymous(network)));
+			pairs.add(Map.entry(ORDERS, Identity.anonymous(network)));
+			pairs.add(Map.entry(USERS, new Identity(Identity.Source.TOKEN, "user-" + i, "acme", network)));
+		}
+		Map<Map.Entry<EndpointTemplate, Identity>, BucketKey> first = new HashMap<>();
+		pairs.forEach((pair) -> first.put(pair, keys.keyFor(pair.getKey(), pair.getValue())));
+		Collections.shuffle(pairs, new Random(42));
+
+		for (int pass = 0; pass < 2; pass++) {
+			for (Map.Entry<EndpointTemplate, Identity> pair : pairs) {
+				// Equal but not the same objects, as each request builds its own.
+				Identity identity = pair.getValue();
+				Identity copy = new Identity(identity.source(), identity.principal(), identity.tenant(),
+						new NetworkIdentity(identity.network().key()));
+				assertThat(keys.keyFor(pair.getKey(), copy)).as("%s", pair).isEqualTo(first.get(pair));
+			}
+		}
+		assertThat(new HashSet<>(first.values())).hasSize(pairs.size());
+		assertThat(first.get(pairs.get(0))).isEqualTo(new BucketKeys(HASHER, false)
+			.keyFor(pairs.get(0).getKey(), pairs.get(0).getValue()));
 	}
 
 }
