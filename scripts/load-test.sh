@@ -12,7 +12,11 @@
 #                                                           # where the limiter's CPU goes
 #
 # Settings (environment variables):
-#   ROUNDS       measured runs of each variant, alternating variants              (5)
+#   ROUNDS       measured runs of each variant, alternating variants, per fork    (5)
+#   FORKS        JVMs of each variant, one set after another: each set is started,
+#                warmed up and measured for ROUNDS rounds, then stopped. Two JVMs of one
+#                application differ by a few percent, so a ratio of one pair of JVMs
+#                can say more about the pair than about the limiter                (1)
 #   DURATION     seconds of each measured run                                     (10)
 #   WARMUP       least seconds of load on each variant before the first round; the
 #                warm-up goes on in 5 s steps until the JIT compilers of the
@@ -39,6 +43,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 ROUNDS=${ROUNDS:-5}
+FORKS=${FORKS:-1}
 DURATION=${DURATION:-10}
 WARMUP=${WARMUP:-20}
 WARMUP_MAX=${WARMUP_MAX:-180}
@@ -153,6 +158,7 @@ ensure_wrk() {
 check_settings() {
   local v
   [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || fail "ROUNDS must be a positive integer, not '$ROUNDS'"
+  [[ $FORKS =~ ^[1-9][0-9]*$ ]] || fail "FORKS must be a positive integer, not '$FORKS'"
   [[ $DURATION =~ ^[1-9][0-9]*$ ]] || fail "DURATION must be a positive number of seconds, not '$DURATION'"
   [[ $WARMUP =~ ^[0-9]+$ ]] || fail "WARMUP must be a number of seconds, not '$WARMUP'"
   [[ $WARMUP_MAX =~ ^[0-9]+$ ]] || fail "WARMUP_MAX must be a number of seconds, not '$WARMUP_MAX'"
@@ -174,6 +180,9 @@ build() {
     return 0
   fi
   log "building the sample app and the peer app"
+  # Spring Boot repackages an application jar only when the module's own jar is rebuilt,
+  # which a change in another module alone does not cause: the old jar would be measured.
+  rm -f "$SAMPLE_JAR" "$PEER_JAR"
   ./mvnw -q -pl sample-app,bucket4j-peer-app -am package -DskipTests >&2
 }
 
@@ -223,7 +232,7 @@ start_app() {
   read -r -a prefix <<<"$(pin_prefix "$APP_CPUS")"
   # A simple command, so that $! is the JVM itself (taskset execs it).
   "${prefix[@]}" java "${opts[@]}" -jar "${args[@]}" --server.address=127.0.0.1 --server.port="$port" \
-    >"$OUT_DIR/$variant.log" 2>&1 &
+    >>"$OUT_DIR/$variant.log" 2>&1 &
   pids[$variant]=$!
   ports[$variant]=$port
 }
@@ -315,7 +324,7 @@ warm_up() {
     fi
   done
   log "$variant: the JIT was still busy after $WARMUP_MAX s of warm-up"
-  STILL_COMPILING+=("$variant")
+  STILL_COMPILING+=("$variant$( ((FORKS > 1)) && echo " (fork $fork)")")
 }
 
 # One wrk run; sets RESULT to "requests duration_us non2xx socket_errors p50_us p90_us p99_us".
@@ -332,12 +341,13 @@ median() {
   sort -g | awk '{ v[NR] = $1 } END { if (NR == 0) exit; print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
-# A column of a variant's runs in runs.tsv, in round order. The columns: 1 round, 2 variant,
-# 3 rps, 4 p50_ms, 5 p90_ms, 6 p99_ms, 7 non2xx_share, 8 socket_errors, 9 cpu_us_per_request,
-# 10 jit_ms, 11 requests.
+# A column of a variant's runs in runs.tsv, in round order, of one fork or of all. The
+# columns: 1 round (counted over all forks), 2 variant, 3 rps, 4 p50_ms, 5 p90_ms, 6 p99_ms,
+# 7 non2xx_share, 8 socket_errors, 9 cpu_us_per_request, 10 jit_ms, 11 requests, 12 fork.
 column_of() {
-  local variant=$1 column=$2
-  awk -v v="$variant" -v c="$column" 'NR > 1 && $2 == v { print $c }' "$OUT_DIR/runs.tsv"
+  local variant=$1 column=$2 fork=${3:-0}
+  awk -v v="$variant" -v c="$column" -v f="$fork" 'NR > 1 && $2 == v && (f == 0 || $12 == f) { print $c }' \
+    "$OUT_DIR/runs.tsv"
 }
 
 has_variant() {
@@ -370,6 +380,16 @@ target_row() {
   echo "| $label | $cells | $sign $bound | $verdict |"
 }
 
+# The ratio of a column's medians, a / b, within each fork, comma-separated.
+fork_ratios() {
+  local a=$1 b=$2 column=$3 fork ma mb
+  for fork in $(seq 1 "$FORKS"); do
+    ma=$(column_of "$a" "$column" "$fork" | median)
+    mb=$(column_of "$b" "$column" "$fork" | median)
+    awk -v ma="$ma" -v mb="$mb" -v sep="$( ((fork > 1)) && echo ', ')" 'BEGIN { printf "%s%.3f", sep, ma / mb }'
+  done
+}
+
 info_row() {
   local label=$1 a=$2 b=$3 column=$4
   has_variant "$a" && has_variant "$b" || return 0
@@ -392,12 +412,13 @@ report() {
   fi
   local variants_setting=""
   [[ $VARIANTS != "$VARIANT_LIST" ]] && variants_setting="VARIANTS='${variants[*]}' "
-  echo "- Command: \`ROUNDS=$ROUNDS DURATION=$DURATION WARMUP=$WARMUP WARMUP_MAX=$WARMUP_MAX CONNECTIONS=$CONNECTIONS" \
+  echo "- Command: \`ROUNDS=$ROUNDS FORKS=$FORKS DURATION=$DURATION WARMUP=$WARMUP WARMUP_MAX=$WARMUP_MAX CONNECTIONS=$CONNECTIONS" \
     "THREADS=$THREADS PIN=$PIN $variants_setting""scripts/load-test.sh\`"
   echo "- CPU µs/req: CPU time of the application's JVM (all its threads) during a run, per request"
   echo "- \`GET $ENDPOINT\` on loopback, $CONNECTIONS keep-alive connections from one address;" \
-    "at least $WARMUP s of warm-up per variant (until its JIT is idle), then $ROUNDS round(s) of $DURATION s per variant, variants" \
-    "alternating (each round starts one variant later); medians over the rounds"
+    "$FORKS JVM(s) of each variant, one set after another; in each set at least $WARMUP s of warm-up per variant (until its JIT is idle)," \
+    "then $ROUNDS round(s) of $DURATION s per variant, variants alternating (each round starts one variant later);" \
+    "medians over all rounds of all sets"
   echo
   echo "| variant | what runs | req/s | CPU µs/req | p50 ms | p90 ms | p99 ms | non-2xx |"
   echo "|---|---|---|---|---|---|---|---|"
@@ -435,6 +456,11 @@ report() {
     echo "| ratio | of medians | per round: median (min–max) | target | |"
     echo "|---|---|---|---|---|"
     echo "$ratios"
+  fi
+  if ((FORKS > 1)) && has_variant enabled && has_variant disabled; then
+    echo
+    echo "Each fork's JVMs on their own, ratio of that fork's medians: req/s, limiter on / off:" \
+      "$(fork_ratios enabled disabled 3); CPU per request, limiter on / off: $(fork_ratios enabled disabled 9)."
   fi
   if ((${#STILL_COMPILING[@]} > 0)); then
     echo
@@ -506,51 +532,58 @@ build
 prepare_profiler
 
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
-log "starting ${variants[*]}"
-port=$BASE_PORT
-for v in "${variants[@]}"; do
-  start_app "$v" "$port"
-  port=$((port + 1))
-done
-for v in "${variants[@]}"; do
-  wait_ready "$v"
-done
-EXPECTED_BODY=$(curl -s "http://127.0.0.1:${ports[${variants[0]}]}$ENDPOINT")
-[[ $EXPECTED_BODY == \[* ]] || fail "${variants[0]} answered $ENDPOINT with: $EXPECTED_BODY"
-for v in "${variants[@]}"; do
-  check_app "$v"
-done
-
+rm -f "$OUT_DIR"/*.log "$OUT_DIR"/*.collapsed
+printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' round variant rps p50_ms p90_ms p99_ms non2xx_share \
+  socket_errors cpu_us_per_request jit_ms requests fork >"$OUT_DIR/runs.tsv"
 STILL_COMPILING=()
-for v in "${variants[@]}"; do
-  log "warming up $v"
-  warm_up "$v"
-done
-
-printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' round variant rps p50_ms p90_ms p99_ms non2xx_share \
-  socket_errors cpu_us_per_request jit_ms requests >"$OUT_DIR/runs.tsv"
 count=${#variants[@]}
-for round in $(seq 1 "$ROUNDS"); do
-  for i in $(seq 0 $((count - 1))); do
-    v=${variants[$(((i + round - 1) % count))]}
-    log "round $round/$ROUNDS: $v"
-    pid=${pids[$v]}
-    [[ $PROFILE == 1 ]] && profiler "$pid" "start,event=itimer,interval=1ms"
-    cpu_before=$(ticks "/proc/$pid/stat")
-    jit_before=$(jit_ticks "$pid")
-    drive "$v" "$DURATION"
-    cpu_used=$(($(ticks "/proc/$pid/stat") - cpu_before))
-    jit_used=$(($(jit_ticks "$pid") - jit_before))
-    [[ $PROFILE == 1 ]] && profiler "$pid" "stop,file=$(realpath -m "$OUT_DIR/$v.round$round.collapsed"),collapsed"
-    read -r requests duration non2xx socket_errors p50 p90 p99 <<<"$RESULT"
-    awk -v r="$round" -v v="$v" -v n="$requests" -v d="$duration" -v x="$non2xx" -v e="$socket_errors" \
-      -v p50="$p50" -v p90="$p90" -v p99="$p99" -v cpu="$cpu_used" -v jit="$jit_used" -v hz="$CLK_TCK" \
-      'BEGIN { printf "%d\t%s\t%.1f\t%.3f\t%.3f\t%.3f\t%.5f\t%d\t%.1f\t%d\t%d\n", r, v, n / (d / 1e6), p50 / 1000,
-        p90 / 1000, p99 / 1000, (n > 0) ? x / n : 0, e, (n > 0) ? cpu / hz * 1e6 / n : 0, (jit > 0 ? jit : 0) / hz * 1000, n }' \
-      >>"$OUT_DIR/runs.tsv"
+round=0
+for fork in $(seq 1 "$FORKS"); do
+  log "fork $fork/$FORKS: starting ${variants[*]}"
+  port=$BASE_PORT
+  for v in "${variants[@]}"; do
+    start_app "$v" "$port"
+    port=$((port + 1))
   done
+  for v in "${variants[@]}"; do
+    wait_ready "$v"
+  done
+  if ((fork == 1)); then
+    EXPECTED_BODY=$(curl -s "http://127.0.0.1:${ports[${variants[0]}]}$ENDPOINT")
+    [[ $EXPECTED_BODY == \[* ]] || fail "${variants[0]} answered $ENDPOINT with: $EXPECTED_BODY"
+  fi
+  for v in "${variants[@]}"; do
+    check_app "$v"
+  done
+
+  for v in "${variants[@]}"; do
+    log "warming up $v"
+    warm_up "$v"
+  done
+
+  for fork_round in $(seq 1 "$ROUNDS"); do
+    round=$((round + 1))
+    for i in $(seq 0 $((count - 1))); do
+      v=${variants[$(((i + fork_round - 1) % count))]}
+      log "fork $fork/$FORKS, round $fork_round/$ROUNDS: $v"
+      pid=${pids[$v]}
+      [[ $PROFILE == 1 ]] && profiler "$pid" "start,event=itimer,interval=1ms"
+      cpu_before=$(ticks "/proc/$pid/stat")
+      jit_before=$(jit_ticks "$pid")
+      drive "$v" "$DURATION"
+      cpu_used=$(($(ticks "/proc/$pid/stat") - cpu_before))
+      jit_used=$(($(jit_ticks "$pid") - jit_before))
+      [[ $PROFILE == 1 ]] && profiler "$pid" "stop,file=$(realpath -m "$OUT_DIR/$v.round$round.collapsed"),collapsed"
+      read -r requests duration non2xx socket_errors p50 p90 p99 <<<"$RESULT"
+      awk -v r="$round" -v v="$v" -v n="$requests" -v d="$duration" -v x="$non2xx" -v e="$socket_errors" \
+        -v p50="$p50" -v p90="$p90" -v p99="$p99" -v cpu="$cpu_used" -v jit="$jit_used" -v hz="$CLK_TCK" -v f="$fork" \
+        'BEGIN { printf "%d\t%s\t%.1f\t%.3f\t%.3f\t%.3f\t%.5f\t%d\t%.1f\t%d\t%d\t%d\n", r, v, n / (d / 1e6), p50 / 1000,
+          p90 / 1000, p99 / 1000, (n > 0) ? x / n : 0, e, (n > 0) ? cpu / hz * 1e6 / n : 0, (jit > 0 ? jit : 0) / hz * 1000, n, f }' \
+        >>"$OUT_DIR/runs.tsv"
+    done
+  done
+  stop_apps
 done
 
-stop_apps
 report | tee "$OUT_DIR/report.md"
 log "runs: $OUT_DIR/runs.tsv; report: $OUT_DIR/report.md; logs: $OUT_DIR/*.log"

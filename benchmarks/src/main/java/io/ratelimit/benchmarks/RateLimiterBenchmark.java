@@ -12,6 +12,7 @@ import io.ratelimit.core.RateLimitRequest;
 import io.ratelimit.core.RateLimiter;
 import io.ratelimit.core.endpoint.EndpointResolver;
 import io.ratelimit.core.endpoint.EndpointTemplate;
+import io.ratelimit.core.policy.PolicySettings;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -36,6 +37,10 @@ import org.springframework.mock.web.MockHttpServletRequest;
  * <li>{@code evaluate}: endpoints resolved by a map from method and path to template,
  * which isolates the core pipeline (identity, policy, bucket key, bucket, decision) from
  * the web framework.</li>
+ * <li>{@code evaluateOneClient}: one client sending one request again and again, as the
+ * load test's single address does: its endpoint, bucket key and bucket are always at hand.
+ * Its policy (1,000,000 requests per second, bursts of 1,000 seconds) admits every request
+ * however fast the benchmark runs.</li>
  * <li>{@code evaluateWithMvcEndpoints}: endpoints resolved by {@link MvcEndpointResolver}
  * through the Spring MVC context of {@link MvcApplication}, on
  * {@link MockHttpServletRequest}s: what the filter asks of the limiter. The 200 paths of
@@ -100,6 +105,32 @@ public class RateLimiterBenchmark {
 	}
 
 	@State(Scope.Thread)
+	public static class OneClient {
+
+		RateLimiter limiter;
+
+		RateLimitRequest request;
+
+		@Setup
+		public void setUp() {
+			List<ApiTemplates.Route> routes = ApiTemplates.of(TEMPLATES);
+			ApiTemplates.Route route = routes.get(0);
+			this.limiter = Limiters.limiter((request) -> route.template(), routes, PolicySettings.MAXIMUM_RPS,
+					PolicySettings.MAXIMUM_BURST_FACTOR);
+			this.request = new SimpleRequest(route.method(), route.samplePath(), Limiters.client(0));
+			Checks.require(Limiters.warmBucket(this.limiter, this.request).outcome() == Decision.Outcome.ALLOWED,
+					"an admitted request");
+		}
+
+		@TearDown
+		public void checkNothingRejected() {
+			Checks.require(this.limiter.evaluate(this.request).outcome() == Decision.Outcome.ALLOWED,
+					"the limit never to be reached");
+		}
+
+	}
+
+	@State(Scope.Thread)
 	public static class Mvc {
 
 		MvcApplication application;
@@ -141,6 +172,11 @@ public class RateLimiterBenchmark {
 	@Benchmark
 	public Decision evaluate(Core state) {
 		return state.limiter.evaluate(state.requests[state.next++ & MASK]);
+	}
+
+	@Benchmark
+	public Decision evaluateOneClient(OneClient state) {
+		return state.limiter.evaluate(state.request);
 	}
 
 	@Benchmark
