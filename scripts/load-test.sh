@@ -324,7 +324,11 @@ warm_up() {
     fi
   done
   log "$variant: the JIT was still busy after $WARMUP_MAX s of warm-up"
-  STILL_COMPILING+=("$variant$( ((FORKS > 1)) && echo " (fork $fork)")")
+  if ((FORKS > 1)); then
+    STILL_COMPILING+=("$variant (fork $fork)")
+  else
+    STILL_COMPILING+=("$variant")
+  fi
 }
 
 # One wrk run; sets RESULT to "requests duration_us non2xx socket_errors p50_us p90_us p99_us".
@@ -386,7 +390,7 @@ fork_ratios() {
   for fork in $(seq 1 "$FORKS"); do
     ma=$(column_of "$a" "$column" "$fork" | median)
     mb=$(column_of "$b" "$column" "$fork" | median)
-    awk -v ma="$ma" -v mb="$mb" -v sep="$( ((fork > 1)) && echo ', ')" 'BEGIN { printf "%s%.3f", sep, ma / mb }'
+    awk -v ma="$ma" -v mb="$mb" -v first="$fork" 'BEGIN { printf "%s%.3f", (first == 1) ? "" : ", ", ma / mb }'
   done
 }
 
