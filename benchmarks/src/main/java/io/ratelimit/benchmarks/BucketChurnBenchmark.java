@@ -56,6 +56,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * never touched: every 4 KiB the churn allocates is a page fault, which on a virtual
  * machine costs microseconds. That gave P99s of 12 to 62 µs on a host where the same churn
  * in a heap used once before costs 7 to 10 µs: the JVM's first seconds, not the store.
+ * A {@code -jvmArgsAppend} on JMH's command line replaces these options, so repeat them
+ * there.
  * <p>
  * Run with:
  * <pre>
