@@ -11,7 +11,7 @@ import org.springframework.util.ClassUtils;
  */
 final class LoginEndpoints {
 
-	private static final boolean JACKSON_PRESENT = ClassUtils.isPresent("com.fasterxml.jackson.core.JsonFactory",
+	private static final boolean JACKSON_PRESENT = ClassUtils.isPresent("tools.jackson.core.json.JsonFactory",
 			LoginEndpoints.class.getClassLoader());
 
 	private LoginEndpoints() {
@@ -27,7 +27,7 @@ final class LoginEndpoints {
 			return builder;
 		}
 		if (!JACKSON_PRESENT) {
-			throw new IllegalArgumentException("reading login bodies needs jackson-core on the classpath");
+			throw new IllegalArgumentException("reading login bodies needs Jackson 3's jackson-core (tools.jackson.core) on the classpath");
 		}
 		long maxBody = login.getMaxBodySize().toBytes();
 		if (maxBody < 1 || maxBody > Integer.MAX_VALUE - 1) {

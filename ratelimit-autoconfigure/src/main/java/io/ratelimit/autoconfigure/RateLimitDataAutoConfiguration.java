@@ -6,9 +6,6 @@ import io.ratelimit.core.RateLimiter;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
-import org.springframework.boot.autoconfigure.flyway.FlywayAutoConfiguration;
-import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
-import org.springframework.boot.autoconfigure.orm.jpa.HibernateJpaAutoConfiguration;
 import org.springframework.context.annotation.Import;
 
 /**
@@ -17,8 +14,10 @@ import org.springframework.context.annotation.Import;
  * {@code ratelimit.schema.migrate} alone, not {@code ratelimit.enabled}: switching limiting
  * off must not break application migrations that seed policy rows.
  */
-@AutoConfiguration(after = { DataSourceAutoConfiguration.class, HibernateJpaAutoConfiguration.class },
-		before = { FlywayAutoConfiguration.class, RateLimitAutoConfiguration.class })
+@AutoConfiguration(before = RateLimitAutoConfiguration.class,
+		afterName = { "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+				"org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration" },
+		beforeName = "org.springframework.boot.flyway.autoconfigure.FlywayAutoConfiguration")
 @ConditionalOnClass(RateLimiter.class)
 @Import({ RateLimitMigrationConfiguration.class, RateLimitJpaConfiguration.class })
 public class RateLimitDataAutoConfiguration {

@@ -29,9 +29,13 @@ import org.springframework.security.web.firewall.HttpFirewall;
  * {@link JwtDecoder}; after it, the limiter takes the authenticated principal from the
  * security context.
  */
+// The resource server's auto-configuration is in its servlet package on Boot 4.0 and one
+// package up on Boot 4.1: both names, so the JwtDecoder bean is defined first on either line.
 @AutoConfiguration(before = RateLimitAutoConfiguration.class, afterName = {
-		"org.springframework.boot.autoconfigure.security.oauth2.resource.servlet.OAuth2ResourceServerAutoConfiguration",
-		"org.springframework.boot.autoconfigure.security.servlet.SecurityAutoConfiguration" })
+		"org.springframework.boot.security.oauth2.server.resource.autoconfigure.OAuth2ResourceServerAutoConfiguration",
+		"org.springframework.boot.security.oauth2.server.resource.autoconfigure.servlet.OAuth2ResourceServerAutoConfiguration",
+		"org.springframework.boot.security.autoconfigure.SecurityAutoConfiguration",
+		"org.springframework.boot.security.autoconfigure.web.servlet.ServletWebSecurityAutoConfiguration" })
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
 @ConditionalOnClass({ RateLimiter.class, HttpFirewall.class })
 @ConditionalOnProperty(prefix = "ratelimit", name = "enabled", matchIfMissing = true)

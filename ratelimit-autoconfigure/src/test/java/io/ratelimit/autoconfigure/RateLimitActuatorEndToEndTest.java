@@ -11,8 +11,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.ratelimit.autoconfigure.testapp.TestShopApplication;
@@ -23,6 +21,8 @@ import io.ratelimit.core.policy.ReloadablePolicies;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -103,7 +103,7 @@ class RateLimitActuatorEndToEndTest {
 
 	private static List<String> texts(JsonNode array, String field) {
 		List<String> texts = new ArrayList<>();
-		array.forEach((node) -> texts.add(absent(node.path(field)) ? null : node.path(field).asText()));
+		array.forEach((node) -> texts.add(absent(node.path(field)) ? null : node.path(field).asString()));
 		return texts;
 	}
 
@@ -113,7 +113,7 @@ class RateLimitActuatorEndToEndTest {
 	}
 
 	private static BigDecimal rps(JsonNode policy) {
-		return new BigDecimal(policy.path("rps").asText());
+		return new BigDecimal(policy.path("rps").asString());
 	}
 
 	@Test
@@ -127,19 +127,19 @@ class RateLimitActuatorEndToEndTest {
 		JsonNode body = read("GET", "/actuator/ratelimit");
 
 		assertThat(body.path("version").asLong()).isPositive();
-		assertThat(body.path("loadedAt").asText()).isNotBlank();
+		assertThat(body.path("loadedAt").asString()).isNotBlank();
 		assertThat(texts(body.path("policies"), "endpoint")).contains("GET /api/products", "GET /api/users/*",
 				"default");
 		JsonNode products = body.path("policies").findParents("endpoint").stream()
-			.filter((policy) -> policy.path("endpoint").asText().equals("GET /api/products"))
+			.filter((policy) -> policy.path("endpoint").asString().equals("GET /api/products"))
 			.findFirst()
 			.orElseThrow();
 		assertThat(absent(products.path("tenant"))).isTrue();
 		assertThat(rps(products)).isEqualByComparingTo("2");
-		assertThat(products.path("mode").asText()).isEqualTo("ENFORCE");
-		assertThat(products.path("scope").asText()).isEqualTo("LOCAL");
-		assertThat(products.path("origin").asText()).startsWith("row ");
-		assertThat(body.path("unknownPolicy").path("origin").asText()).isEqualTo("built-in");
+		assertThat(products.path("mode").asString()).isEqualTo("ENFORCE");
+		assertThat(products.path("scope").asString()).isEqualTo("LOCAL");
+		assertThat(products.path("origin").asString()).startsWith("row ");
+		assertThat(body.path("unknownPolicy").path("origin").asString()).isEqualTo("built-in");
 		assertThat(absent(body.path("lastFailure"))).isTrue();
 		assertThat(body.path("buckets").path("entries").asLong()).isPositive();
 		assertThat(body.path("buckets").has("evictions")).isTrue();
@@ -149,11 +149,11 @@ class RateLimitActuatorEndToEndTest {
 	void explainWhenMethodPathAndTenantThenTemplateChainAndTenantPolicy() throws Exception {
 		JsonNode body = read("GET", "/actuator/ratelimit/explain?method=GET&path=/api/users/42&tenant=acme");
 
-		assertThat(body.path("endpoint").asText()).isEqualTo("GET /api/users/*");
-		assertThat(body.path("tenant").asText()).isEqualTo("acme");
+		assertThat(body.path("endpoint").asString()).isEqualTo("GET /api/users/*");
+		assertThat(body.path("tenant").asString()).isEqualTo("acme");
 		assertThat(body.path("chain")).hasSize(1);
-		assertThat(body.path("chain").get(0).path("found").path("tenant").asText()).isEqualTo("acme");
-		assertThat(body.path("policy").path("endpoint").asText()).isEqualTo("GET /api/users/*");
+		assertThat(body.path("chain").get(0).path("found").path("tenant").asString()).isEqualTo("acme");
+		assertThat(body.path("policy").path("endpoint").asString()).isEqualTo("GET /api/users/*");
 		assertThat(rps(body.path("policy"))).isEqualByComparingTo("50");
 	}
 
@@ -166,7 +166,7 @@ class RateLimitActuatorEndToEndTest {
 				"default", "default");
 		assertThat(texts(body.path("chain"), "tenant")).containsExactly("globex", null, "globex", null);
 		assertThat(absent(body.path("chain").get(2).path("found"))).isTrue();
-		assertThat(body.path("policy").path("endpoint").asText()).isEqualTo("default");
+		assertThat(body.path("policy").path("endpoint").asString()).isEqualTo("default");
 		assertThat(rps(body.path("policy"))).isEqualByComparingTo("5");
 	}
 
@@ -178,8 +178,8 @@ class RateLimitActuatorEndToEndTest {
 		HttpResponse<String> malformed = send("GET", "/actuator/ratelimit/explain?endpoint=" + query("GET api"));
 
 		assertThat(rps(byTemplate.path("policy"))).isEqualByComparingTo("2");
-		assertThat(unknown.path("endpoint").asText()).isEqualTo("UNKNOWN");
-		assertThat(unknown.path("policy").path("endpoint").asText()).isEqualTo("UNKNOWN");
+		assertThat(unknown.path("endpoint").asString()).isEqualTo("UNKNOWN");
+		assertThat(unknown.path("policy").path("endpoint").asString()).isEqualTo("UNKNOWN");
 		assertThat(malformed.statusCode()).isEqualTo(400);
 	}
 
@@ -210,7 +210,7 @@ class RateLimitActuatorEndToEndTest {
 			assertThat(read("GET", "/actuator/ratelimit/explain?method=GET&path=/api/orders/7/items")
 				.path("policy")
 				.path("mode")
-				.asText()).isEqualTo("SHADOW");
+				.asString()).isEqualTo("SHADOW");
 		}
 		finally {
 			sql("DELETE FROM rate_limit_policy WHERE endpoint = 'GET /api/orders/*/items'");
@@ -228,9 +228,9 @@ class RateLimitActuatorEndToEndTest {
 			for (JsonNode body : List.of(reload, after)) {
 				assertThat(body.path("rejected")).hasSize(1);
 				JsonNode row = body.path("rejected").get(0);
-				assertThat(row.path("endpoint").asText()).isEqualTo("GET /api/widgets");
+				assertThat(row.path("endpoint").asString()).isEqualTo("GET /api/widgets");
 				assertThat(rps(row)).isEqualByComparingTo("-1");
-				assertThat(row.path("reason").asText()).contains("must be positive");
+				assertThat(row.path("reason").asString()).contains("must be positive");
 			}
 		}
 		finally {
@@ -285,8 +285,8 @@ class RateLimitActuatorEndToEndTest {
 
 		assertThat(reloads.path("measurements").get(0).path("value").asDouble()).isGreaterThanOrEqualTo(2);
 		assertThat(entries.path("measurements").get(0).path("value").asDouble()).isPositive();
-		assertThat(age.path("baseUnit").asText()).isEqualTo("seconds");
-		assertThat(age.path("description").asText()).isNotBlank();
+		assertThat(age.path("baseUnit").asString()).isEqualTo("seconds");
+		assertThat(age.path("description").asString()).isNotBlank();
 	}
 
 	private double allDecisions() {

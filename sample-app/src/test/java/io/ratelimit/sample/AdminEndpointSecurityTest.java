@@ -19,17 +19,17 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.LongStream;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.ratelimit.autoconfigure.testsupport.PostgresDatabase;
 import io.ratelimit.autoconfigure.testsupport.TestPostgres;
 import io.ratelimit.core.policy.ReloadablePolicies;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.boot.test.autoconfigure.actuate.observability.AutoConfigureObservability;
+import org.springframework.boot.micrometer.metrics.test.autoconfigure.AutoConfigureMetrics;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 import org.springframework.context.annotation.Import;
@@ -56,7 +56,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 		properties = { "ratelimit.policy.refresh-interval=1h", "ratelimit.policy.notify.enabled=false" })
 @Import(TestUsers.CheapHashing.class)
 @ActiveProfiles("postgres")
-@AutoConfigureObservability(tracing = false)
+@AutoConfigureMetrics
 class AdminEndpointSecurityTest {
 
 	private static final String READ = "/actuator/ratelimit";
@@ -128,8 +128,8 @@ class AdminEndpointSecurityTest {
 		assertThat(json.readTree(read.body()).path("policies").findValuesAsText("endpoint"))
 			.contains("GET /api/reports/*", "POST /api/login");
 		assertThat(explain.status()).isEqualTo(200);
-		assertThat(json.readTree(explain.body()).path("policy").path("tenant").asText()).isEqualTo("acme");
-		assertThat(new BigDecimal(json.readTree(explain.body()).path("policy").path("rps").asText()))
+		assertThat(json.readTree(explain.body()).path("policy").path("tenant").asString()).isEqualTo("acme");
+		assertThat(new BigDecimal(json.readTree(explain.body()).path("policy").path("rps").asString()))
 			.isEqualByComparingTo("100");
 		assertThat(reload.status()).isEqualTo(200);
 		assertThat(json.readTree(reload.body()).path("succeeded").asBoolean()).isTrue();
@@ -166,7 +166,7 @@ class AdminEndpointSecurityTest {
 	void reloadWhenSixteenConcurrentCallsThenEachGetsItsOwnVersion() throws Exception {
 		String template = json.readTree(this.http
 			.send("GET", "/actuator/ratelimit/explain?method=POST&path=" + RELOAD, admin(), null)
-			.body()).path("endpoint").asText();
+			.body()).path("endpoint").asString();
 		try (Connection connection = database.connect(); Statement statement = connection.createStatement()) {
 			statement.executeUpdate(
 					"INSERT INTO rate_limit_policy (endpoint, project_id, rps_limit) VALUES ('" + template + "', NULL, 100000)");

@@ -10,7 +10,7 @@ import java.util.Base64;
 
 import org.junit.jupiter.api.Test;
 
-import org.springframework.boot.test.autoconfigure.actuate.observability.AutoConfigureObservability;
+import org.springframework.boot.micrometer.metrics.test.autoconfigure.AutoConfigureMetrics;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.boot.test.web.server.LocalServerPort;
 
@@ -21,7 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * policies and demo keys, over real HTTP.
  */
 @SpringBootTest(webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT)
-@AutoConfigureObservability(tracing = false)
+@AutoConfigureMetrics
 class SampleApplicationTest {
 
 	private final HttpClient client = HttpClient.newHttpClient();

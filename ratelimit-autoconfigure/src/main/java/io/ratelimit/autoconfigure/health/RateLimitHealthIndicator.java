@@ -6,9 +6,9 @@ import io.ratelimit.core.TimeSource;
 import io.ratelimit.core.policy.PolicySnapshot;
 import io.ratelimit.core.policy.ReloadablePolicies;
 
-import org.springframework.boot.actuate.health.Health;
-import org.springframework.boot.actuate.health.HealthIndicator;
-import org.springframework.boot.actuate.health.Status;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
 
 /**
  * Reports the state of the rate limit policies. The limiter never stops an application

@@ -18,9 +18,9 @@ import org.springframework.context.annotation.Bean;
  * from principals, addresses or keys.
  */
 @AutoConfiguration(after = RateLimitAutoConfiguration.class,
-		afterName = { "org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration",
-				"org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
-				"org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration" })
+		afterName = { "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+				"org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+				"org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration" })
 @ConditionalOnClass({ MeterRegistry.class, RateLimiter.class })
 @ConditionalOnBean({ MeterRegistry.class, RateLimiter.class })
 public class RateLimitMetricsAutoConfiguration {

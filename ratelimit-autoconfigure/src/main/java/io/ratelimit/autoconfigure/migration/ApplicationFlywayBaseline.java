@@ -2,7 +2,7 @@ package io.ratelimit.autoconfigure.migration;
 
 import org.flywaydb.core.api.configuration.FluentConfiguration;
 
-import org.springframework.boot.autoconfigure.flyway.FlywayConfigurationCustomizer;
+import org.springframework.boot.flyway.autoconfigure.FlywayConfigurationCustomizer;
 
 /**
  * Lets the application's Flyway start on a fresh database that holds only the limiter's

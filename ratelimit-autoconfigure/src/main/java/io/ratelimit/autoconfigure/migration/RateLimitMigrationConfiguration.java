@@ -9,7 +9,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
-import org.springframework.boot.autoconfigure.orm.jpa.EntityManagerFactoryDependsOnPostProcessor;
+import org.springframework.boot.jpa.autoconfigure.EntityManagerFactoryDependsOnPostProcessor;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Import;
@@ -31,10 +31,20 @@ public class RateLimitMigrationConfiguration {
 		return new RateLimitSchemaMigration(dataSource);
 	}
 
-	@Bean
-	@ConditionalOnMissingBean
-	ApplicationFlywayBaseline rateLimitApplicationFlywayBaseline(RateLimitSchemaMigration migration) {
-		return new ApplicationFlywayBaseline(migration);
+	/**
+	 * The application's own Flyway is Spring Boot's ({@code spring-boot-starter-flyway});
+	 * with {@code flyway-core} alone only the limiter migrates.
+	 */
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(name = "org.springframework.boot.flyway.autoconfigure.FlywayConfigurationCustomizer")
+	static class ApplicationFlyway {
+
+		@Bean
+		@ConditionalOnMissingBean
+		ApplicationFlywayBaseline rateLimitApplicationFlywayBaseline(RateLimitSchemaMigration migration) {
+			return new ApplicationFlywayBaseline(migration);
+		}
+
 	}
 
 	/**
@@ -51,7 +61,8 @@ public class RateLimitMigrationConfiguration {
 	/**
 	 * JPA starts after the limiter's tables exist, so schema validation finds them.
 	 */
-	@ConditionalOnClass(name = "jakarta.persistence.EntityManagerFactory")
+	@ConditionalOnClass(name = { "jakarta.persistence.EntityManagerFactory",
+			"org.springframework.boot.jpa.autoconfigure.EntityManagerFactoryDependsOnPostProcessor" })
 	static class EntityManagerFactoryDependsOnMigration extends EntityManagerFactoryDependsOnPostProcessor {
 
 		EntityManagerFactoryDependsOnMigration() {

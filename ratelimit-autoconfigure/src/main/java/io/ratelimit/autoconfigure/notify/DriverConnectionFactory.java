@@ -7,7 +7,7 @@ import java.util.Properties;
 
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.boot.autoconfigure.jdbc.JdbcConnectionDetails;
+import org.springframework.boot.jdbc.autoconfigure.JdbcConnectionDetails;
 
 /**
  * Opens the listener's connection with the PostgreSQL driver itself, to the URL and with

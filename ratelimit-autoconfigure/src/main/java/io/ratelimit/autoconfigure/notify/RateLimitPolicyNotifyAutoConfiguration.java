@@ -13,8 +13,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
-import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
-import org.springframework.boot.autoconfigure.jdbc.JdbcConnectionDetails;
+import org.springframework.boot.jdbc.autoconfigure.JdbcConnectionDetails;
 import org.springframework.context.annotation.Bean;
 
 /**
@@ -24,8 +23,9 @@ import org.springframework.context.annotation.Bean;
  * database may be down at startup. On any other database the listener ends at once and
  * the periodic refresh carries on alone.
  */
-@AutoConfiguration(after = { DataSourceAutoConfiguration.class, RateLimitAutoConfiguration.class })
-@ConditionalOnClass({ PGConnection.class, ReloadablePolicies.class })
+@AutoConfiguration(after = RateLimitAutoConfiguration.class,
+		afterName = "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration")
+@ConditionalOnClass({ PGConnection.class, ReloadablePolicies.class, JdbcConnectionDetails.class })
 @ConditionalOnSingleCandidate(DataSource.class)
 @ConditionalOnBean(ReloadablePolicies.class)
 @ConditionalOnProperty(prefix = "ratelimit.policy.notify", name = "enabled", matchIfMissing = true)

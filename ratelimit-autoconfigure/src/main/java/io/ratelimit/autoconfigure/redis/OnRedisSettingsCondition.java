@@ -2,7 +2,6 @@ package io.ratelimit.autoconfigure.redis;
 
 import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
 import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
-import org.springframework.boot.autoconfigure.data.redis.RedisConnectionDetails;
 import org.springframework.context.annotation.ConditionContext;
 import org.springframework.context.annotation.ConfigurationCondition;
 import org.springframework.core.env.Environment;
@@ -10,8 +9,9 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
  * Matches when {@code ratelimit.redis.enabled} is not {@code false} and the application says
- * where Redis is: a {@code spring.data.redis} url, host, port, sentinel or cluster setting, or a
- * {@link RedisConnectionDetails} bean. Redis's default address alone does not switch global
+ * where Redis is: a {@code spring.data.redis} url, host, port, sentinel or cluster setting, or
+ * a {@code DataRedisConnectionDetails} bean of its own, such as a service connection (with
+ * {@code spring-boot-data-redis}). Redis's default address alone does not switch global
  * buckets on.
  */
 class OnRedisSettingsCondition extends SpringBootCondition implements ConfigurationCondition {
@@ -35,11 +35,11 @@ class OnRedisSettingsCondition extends SpringBootCondition implements Configurat
 				return ConditionOutcome.match(setting + " is set");
 			}
 		}
-		if (context.getBeanFactory() != null
-				&& context.getBeanFactory().getBeanNamesForType(RedisConnectionDetails.class, true, false).length > 0) {
-			return ConditionOutcome.match("found a RedisConnectionDetails bean");
+		if (context.getBeanFactory() != null && RedisUris.connectionDetailsPresent()
+				&& RedisUris.ConnectionDetails.anyBeyondProperties(context.getBeanFactory())) {
+			return ConditionOutcome.match("found a DataRedisConnectionDetails bean beyond the properties");
 		}
-		return ConditionOutcome.noMatch("no spring.data.redis connection setting and no RedisConnectionDetails bean");
+		return ConditionOutcome.noMatch("no spring.data.redis connection setting and no DataRedisConnectionDetails bean");
 	}
 
 }

@@ -20,17 +20,14 @@ import io.ratelimit.core.TimeSource;
 import io.ratelimit.core.bucket.LocalBucketStore;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.beans.factory.ObjectProvider;
-import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
-import org.springframework.boot.actuate.health.HealthIndicator;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
-import org.springframework.boot.autoconfigure.data.redis.RedisConnectionDetails;
-import org.springframework.boot.autoconfigure.data.redis.RedisProperties;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
@@ -38,7 +35,7 @@ import org.springframework.core.env.Environment;
 
 /**
  * Buckets of global policies in Redis, when the application has Redis connection settings
- * ({@code spring.data.redis.*}, or a {@link RedisConnectionDetails} bean such as a
+ * ({@code spring.data.redis.*}, or a {@code DataRedisConnectionDetails} bean such as a
  * Testcontainers service connection) and Bucket4j's Lettuce module and Lettuce on the
  * class path. Switched off with {@code ratelimit.redis.enabled=false}.
  * <p>
@@ -53,7 +50,7 @@ import org.springframework.core.env.Environment;
  * keys for the same client and never share a bucket.
  */
 @AutoConfiguration(before = RateLimitAutoConfiguration.class,
-		afterName = "org.springframework.boot.autoconfigure.data.redis.RedisAutoConfiguration")
+		afterName = "org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration")
 @ConditionalOnClass({ Bucket4jLettuce.class, RedisClient.class, RateLimiter.class })
 @ConditionalOnProperty(prefix = "ratelimit", name = "enabled", matchIfMissing = true)
 @Conditional(OnRedisSettingsCondition.class)
@@ -66,7 +63,7 @@ public class RateLimitRedisAutoConfiguration {
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
 	RedisGlobalBuckets rateLimitRedisGlobalBuckets(RateLimitProperties properties, Environment environment,
-			ObjectProvider<RedisConnectionDetails> connectionDetails) {
+			ListableBeanFactory beans) {
 		if (properties.getKeySecret() == null || properties.getKeySecret().isBlank()) {
 			throw new InvalidRateLimitPropertyException("ratelimit.key-secret",
 					"it must be set, to the same value on every replica, when global policies use Redis; "
@@ -75,8 +72,7 @@ public class RateLimitRedisAutoConfiguration {
 		RateLimitProperties.Redis redis = properties.getRedis();
 		Duration timeout = InvalidRateLimitPropertyException.check("ratelimit.redis.timeout",
 				() -> positive(redis.getTimeout()));
-		RedisURI uri = RedisUris.of(connectionDetails.getIfAvailable(),
-				Binder.get(environment).bindOrCreate("spring.data.redis", RedisProperties.class));
+		RedisURI uri = RedisUris.of(beans, environment);
 		uri.setTimeout(timeout);
 		InvalidRateLimitPropertyException.check("ratelimit.redis.cooldown", () -> positive(redis.getCooldown()));
 		LocalBucketStore local = LocalBucketStore.create(properties.getBuckets().getMaximumEntries());

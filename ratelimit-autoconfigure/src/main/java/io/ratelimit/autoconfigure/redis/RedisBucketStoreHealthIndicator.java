@@ -3,8 +3,8 @@ package io.ratelimit.autoconfigure.redis;
 import java.util.Locale;
 import java.util.Objects;
 
-import org.springframework.boot.actuate.health.Health;
-import org.springframework.boot.actuate.health.HealthIndicator;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
 
 /**
  * The health contributor {@code ratelimitRedis}: whether global buckets are in Redis. Like

@@ -2,15 +2,17 @@ package io.ratelimit.autoconfigure.web;
 
 import java.io.IOException;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.StreamReadConstraints;
 import io.ratelimit.core.RateLimitRequest;
 import io.ratelimit.core.identity.IdentifierExtractor;
 import io.ratelimit.core.identity.SubmittedIdentifier;
 import jakarta.servlet.http.HttpServletRequest;
 import org.jspecify.annotations.Nullable;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
+import tools.jackson.core.ObjectReadContext;
+import tools.jackson.core.StreamReadConstraints;
+import tools.jackson.core.json.JsonFactory;
 
 /**
  * Reads the account identifier of a login from its body: a top-level field of a JSON
@@ -65,7 +67,7 @@ public class BodyIdentifierExtractor implements IdentifierExtractor {
 			byte[] body = (cached != null) ? cached.body(this.maxBodyBytes) : null;
 			return (body != null) ? SubmittedIdentifier.of(fromJson(body)) : SubmittedIdentifier.UNREADABLE;
 		}
-		catch (IOException ex) {
+		catch (IOException | JacksonException ex) {
 			// Malformed JSON, too deep, or a client gone mid-body: unreadable, still charged.
 			return SubmittedIdentifier.UNREADABLE;
 		}
@@ -85,19 +87,19 @@ public class BodyIdentifierExtractor implements IdentifierExtractor {
 				: SubmittedIdentifier.UNREADABLE;
 	}
 
-	private @Nullable String fromJson(byte[] body) throws IOException {
-		try (JsonParser parser = this.json.createParser(body)) {
+	private @Nullable String fromJson(byte[] body) {
+		try (JsonParser parser = this.json.createParser(ObjectReadContext.empty(), body)) {
 			if (parser.nextToken() != JsonToken.START_OBJECT) {
 				return null;
 			}
 			String value = null;
 			boolean scalar = true;
-			while (parser.nextToken() == JsonToken.FIELD_NAME) {
+			while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
 				boolean wanted = this.field.equals(parser.currentName());
 				JsonToken token = parser.nextToken();
 				if (token.isScalarValue()) {
 					if (wanted) {
-						value = (token == JsonToken.VALUE_NULL) ? null : parser.getText();
+						value = (token == JsonToken.VALUE_NULL) ? null : parser.getString();
 						scalar = true;
 					}
 				}

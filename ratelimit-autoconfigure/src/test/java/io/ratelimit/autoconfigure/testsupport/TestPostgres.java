@@ -14,7 +14,7 @@ import java.util.UUID;
 
 import org.jspecify.annotations.Nullable;
 import org.testcontainers.DockerClientFactory;
-import org.testcontainers.containers.PostgreSQLContainer;
+import org.testcontainers.postgresql.PostgreSQLContainer;
 
 /**
  * Where the tests find PostgreSQL, in this order:
@@ -74,7 +74,7 @@ public final class TestPostgres {
 					env("RATELIMIT_TEST_POSTGRES_PASSWORD", ""));
 		}
 		if (DockerClientFactory.instance().isDockerAvailable()) {
-			PostgreSQLContainer<?> container = new PostgreSQLContainer<>("postgres:15-alpine");
+			PostgreSQLContainer container = new PostgreSQLContainer("postgres:15-alpine");
 			container.start();
 			return new Server(container.getJdbcUrl(), container.getUsername(), container.getPassword());
 		}

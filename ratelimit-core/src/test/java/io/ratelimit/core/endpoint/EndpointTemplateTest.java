@@ -75,7 +75,7 @@ class EndpointTemplateTest {
 			GET /x#y                 | must not contain '#'
 			GET /a/%2F               | must not contain '%'
 			GET /a/{id}              | must not contain '{'
-			GET /a/***               | '**' must be a whole path segment
+			GET /a/***               | '''**'' must be a whole path segment'
 			g3t /a                   | upper-case letters
 			HEAD /a                  | HEAD is charged as GET, so write 'GET /a'
 			""")

@@ -30,7 +30,7 @@ class PolicyValidationTest {
 			get /api/users/*         | NULL | 5        | ENFORCE | upper-case letters
 			GET api/users            | NULL | 5        | ENFORCE | must start with '/'
 			GET /api/users/{id}      | NULL | 5        | ENFORCE | must not contain '{'
-			GET /api/users/**x       | NULL | 5        | ENFORCE | '**' must be a whole path segment
+			GET /api/users/**x       | NULL | 5        | ENFORCE | '''**'' must be a whole path segment'
 			HEAD /api/users/*        | NULL | 5        | ENFORCE | HEAD is charged as GET
 			GET /api/users/*         | NULL | 0        | ENFORCE | must be positive
 			GET /api/users/*         | NULL | -3.000   | ENFORCE | must be positive, but was -3 (use mode OFF
