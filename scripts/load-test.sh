@@ -65,8 +65,8 @@ PROFILE=${PROFILE:-0}
 ASYNC_PROFILER_VERSION=${ASYNC_PROFILER_VERSION:-3.0}
 
 ENDPOINT=/api/products
-SAMPLE_JAR=sample-app/target/sample-app-0.1.0-SNAPSHOT.jar
-PEER_JAR=bucket4j-peer-app/target/bucket4j-peer-app-0.1.0-SNAPSHOT.jar
+SAMPLE_JAR=sample-app/target/sample-app-0.2.0-SNAPSHOT.jar
+PEER_JAR=bucket4j-peer-app/target/bucket4j-peer-app-0.2.0-SNAPSHOT.jar
 # The peer's version, for the report (the parent pom's property).
 PEER_VERSION=$(sed -n 's:.*<bucket4j-spring-boot-starter.version>\(.*\)</bucket4j-spring-boot-starter.version>.*:\1:p' pom.xml)
 

@@ -11,6 +11,8 @@ import io.ratelimit.core.bucket.LocalBucketStore;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.WebApplicationContextRunner;
@@ -53,6 +55,37 @@ class RateLimitRedisAutoConfigurationTest {
 				assertThat(limiter.globalBuckets()).isInstanceOf(FailoverBucketStore.class)
 					.isSameAs(context.getBean(GlobalBucketStore.class).store());
 			});
+	}
+
+	@Test
+	void runWhenSpringDataRedisWithoutSettingsThenGlobalPoliciesUseLocalStore() {
+		// Spring Data Redis registers connection details mirroring its defaults: not a setting.
+		this.runner.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class)).run((context) -> {
+			assertThat(context).hasSingleBean(DataRedisConnectionDetails.class);
+			assertThat(context).doesNotHaveBean(GlobalBucketStore.class);
+		});
+	}
+
+	@Test
+	void runWhenConnectionDetailsOfItsOwnAndSecretThenGlobalStoreInRedis() {
+		this.runner.withPropertyValues("ratelimit.key-secret=" + secret())
+			.withBean(DataRedisConnectionDetails.class, () -> new DataRedisConnectionDetails() {
+
+				@Override
+				public Standalone getStandalone() {
+					return Standalone.of("127.0.0.1", 1);
+				}
+
+			})
+			.run((context) -> assertThat(context).hasSingleBean(GlobalBucketStore.class));
+	}
+
+	@Test
+	void runWhenSpringBootDataRedisMissingThenRedisSettingsStillGiveGlobalStore() {
+		this.runner.withPropertyValues("spring.data.redis.url=redis://127.0.0.1:1", "ratelimit.key-secret=" + secret())
+			.withClassLoader(new FilteredClassLoader("org.springframework.boot.data.redis",
+					"org.springframework.data.redis"))
+			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(GlobalBucketStore.class));
 	}
 
 	@Test

@@ -16,6 +16,9 @@ import io.ratelimit.core.policy.PolicySnapshot;
 import io.ratelimit.core.policy.RejectedRow;
 import io.ratelimit.core.policy.ReloadablePolicies;
 import jakarta.servlet.http.HttpServletRequest;
+// Spring Framework 7 reads nullness from JSpecify: Actuator makes an operation parameter
+// optional when it is annotated so.
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.OperationResponseBody;
@@ -24,10 +27,6 @@ import org.springframework.boot.actuate.endpoint.annotation.ReadOperation;
 import org.springframework.boot.actuate.endpoint.annotation.Selector;
 import org.springframework.boot.actuate.endpoint.annotation.WriteOperation;
 import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
-import org.springframework.web.context.request.RequestContextHolder;
-import org.springframework.web.context.request.ServletRequestAttributes;
-// Spring's, not JSpecify's: Actuator makes an operation parameter optional only for this one.
-import org.springframework.lang.Nullable;
 import org.springframework.web.context.request.RequestAttributes;
 import org.springframework.web.context.request.RequestContextHolder;
 import org.springframework.web.context.request.ServletRequestAttributes;

@@ -35,7 +35,7 @@ class OnRedisSettingsCondition extends SpringBootCondition implements Configurat
 				return ConditionOutcome.match(setting + " is set");
 			}
 		}
-		if (context.getBeanFactory() != null && RedisUris.connectionDetailsPresent()
+		if (context.getBeanFactory() != null && RedisUris.connectionDetailsPresent(context.getClassLoader())
 				&& RedisUris.ConnectionDetails.anyBeyondProperties(context.getBeanFactory())) {
 			return ConditionOutcome.match("found a DataRedisConnectionDetails bean beyond the properties");
 		}

@@ -20,7 +20,7 @@ import io.ratelimit.core.TimeSource;
 import io.ratelimit.core.bucket.LocalBucketStore;
 import org.jspecify.annotations.Nullable;
 
-import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -63,7 +63,7 @@ public class RateLimitRedisAutoConfiguration {
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
 	RedisGlobalBuckets rateLimitRedisGlobalBuckets(RateLimitProperties properties, Environment environment,
-			ListableBeanFactory beans) {
+			ConfigurableListableBeanFactory beans) {
 		if (properties.getKeySecret() == null || properties.getKeySecret().isBlank()) {
 			throw new InvalidRateLimitPropertyException("ratelimit.key-secret",
 					"it must be set, to the same value on every replica, when global policies use Redis; "

@@ -10,6 +10,7 @@ import java.util.HexFormat;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
@@ -87,6 +88,10 @@ final class RedisBucketStore implements BucketStore, AutoCloseable {
 	private final AtomicLong lastVersion = new AtomicLong();
 
 	private volatile @Nullable Connected connected;
+
+	// Not a monitor: connecting waits for the network, and on JDK 21 to 23 a virtual thread
+	// that waits inside a monitor, or for one, pins its carrier thread.
+	private final ReentrantLock connecting = new ReentrantLock();
 
 	/**
 	 * Creates a store; connects on first use.
@@ -226,12 +231,16 @@ final class RedisBucketStore implements BucketStore, AutoCloseable {
 	private Connected connected() {
 		Connected current = this.connected;
 		if (current == null) {
-			synchronized (this) {
+			this.connecting.lock();
+			try {
 				current = this.connected;
 				if (current == null) {
 					current = open();
 					this.connected = current;
 				}
+			}
+			finally {
+				this.connecting.unlock();
 			}
 		}
 		return current;

@@ -7,6 +7,7 @@ import io.ratelimit.autoconfigure.InvalidRateLimitPropertyException;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.core.env.Environment;
@@ -29,12 +30,12 @@ final class RedisUris {
 	private RedisUris() {
 	}
 
-	static boolean connectionDetailsPresent() {
-		return ClassUtils.isPresent(CONNECTION_DETAILS, RedisUris.class.getClassLoader());
+	static boolean connectionDetailsPresent(@Nullable ClassLoader classLoader) {
+		return ClassUtils.isPresent(CONNECTION_DETAILS, classLoader);
 	}
 
-	static RedisURI of(ListableBeanFactory beans, Environment environment) {
-		if (connectionDetailsPresent()) {
+	static RedisURI of(ConfigurableListableBeanFactory beans, Environment environment) {
+		if (connectionDetailsPresent(beans.getBeanClassLoader())) {
 			RedisURI fromDetails = ConnectionDetails.uri(beans);
 			if (fromDetails != null) {
 				return fromDetails;

