@@ -1,7 +1,6 @@
 package io.ratelimit.autoconfigure;
 
 import java.math.BigDecimal;
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,12 +19,13 @@ import io.ratelimit.core.bucket.EndpointWeights;
 import io.ratelimit.core.bucket.LocalBucketStore;
 import io.ratelimit.core.endpoint.EndpointResolver;
 import io.ratelimit.core.endpoint.EndpointTemplate;
-import io.ratelimit.core.identity.ApiKeyStore;
+import io.ratelimit.core.identity.ApiKeySource;
 import io.ratelimit.core.identity.ClientIpResolver;
 import io.ratelimit.core.identity.IdentityResolver;
 import io.ratelimit.core.identity.IpRange;
 import io.ratelimit.core.identity.KeyedHasher;
 import io.ratelimit.core.identity.PrincipalResolver;
+import io.ratelimit.core.identity.ReloadableApiKeys;
 import io.ratelimit.core.identity.TokenVerifier;
 import io.ratelimit.core.policy.PolicySettings;
 import io.ratelimit.core.policy.PolicySource;
@@ -87,8 +87,18 @@ public class RateLimitAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	PolicyRefresher rateLimitPolicyRefresher(ReloadablePolicies policies, RateLimitProperties properties) {
-		return new PolicyRefresher(policies, properties.getPolicy().getRefreshInterval());
+	PolicyRefresher rateLimitPolicyRefresher(ReloadablePolicies policies, ObjectProvider<ReloadableApiKeys> apiKeys,
+			RateLimitProperties properties) {
+		return new PolicyRefresher(policies, apiKeys.getIfAvailable(), properties.getPolicy().getRefreshInterval());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnProperty(prefix = "ratelimit.api-key", name = "hash-secret")
+	ReloadableApiKeys rateLimitApiKeys(RateLimitProperties properties, ObjectProvider<ApiKeySource> source) {
+		return InvalidRateLimitPropertyException.check("ratelimit.api-key.maximum-keys",
+				() -> new ReloadableApiKeys(source.getIfAvailable(() -> (limit) -> List.of()),
+						properties.getApiKey().getMaximumKeys(), TimeSource.system()));
 	}
 
 	@Bean
@@ -99,7 +109,7 @@ public class RateLimitAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	IdentityResolver rateLimitIdentityResolver(RateLimitProperties properties, ObjectProvider<ApiKeyStore> apiKeys,
+	IdentityResolver rateLimitIdentityResolver(RateLimitProperties properties, ObjectProvider<ReloadableApiKeys> apiKeys,
 			ObjectProvider<TokenVerifier> tokenVerifier, ObjectProvider<PrincipalResolver> principals) {
 		RateLimitProperties.ClientIp clientIp = properties.getClientIp();
 		List<IpRange> trusted = InvalidRateLimitPropertyException.check("ratelimit.client-ip.trusted-proxies",
@@ -111,11 +121,10 @@ public class RateLimitAutoConfiguration {
 			.clientIp(clientIpResolver)
 			.apiKeyHeader(properties.getApiKey().getHeader());
 		String hashSecret = properties.getApiKey().getHashSecret();
-		ApiKeyStore store = apiKeys.getIfAvailable();
-		if (hashSecret != null && store != null) {
-			builder.apiKeys(store, InvalidRateLimitPropertyException.check("ratelimit.api-key.hash-secret",
-					() -> KeyedHasher.withSecret(hashSecret)))
-				.apiKeyCache(10_000, properties.getApiKey().getCacheTtl(), Duration.ofSeconds(10));
+		ReloadableApiKeys keys = apiKeys.getIfAvailable();
+		if (hashSecret != null && keys != null) {
+			builder.apiKeys(keys, InvalidRateLimitPropertyException.check("ratelimit.api-key.hash-secret",
+					() -> KeyedHasher.withSecret(hashSecret)));
 		}
 		tokenVerifier.ifAvailable(builder::tokenVerifier);
 		principals.ifAvailable(builder::authenticatedPrincipals);

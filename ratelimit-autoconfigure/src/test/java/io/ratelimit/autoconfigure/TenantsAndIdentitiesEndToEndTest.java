@@ -12,6 +12,7 @@ import io.ratelimit.autoconfigure.testsupport.Http;
 import io.ratelimit.autoconfigure.testsupport.PostgresDatabase;
 import io.ratelimit.autoconfigure.testsupport.TestPostgres;
 import io.ratelimit.core.identity.KeyedHasher;
+import io.ratelimit.core.identity.ReloadableApiKeys;
 import io.ratelimit.core.policy.ReloadablePolicies;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -63,6 +64,9 @@ class TenantsAndIdentitiesEndToEndTest {
 	@Autowired
 	private ReloadablePolicies policies;
 
+	@Autowired
+	private ReloadableApiKeys apiKeys;
+
 	private Http http;
 
 	private String client;
@@ -101,6 +105,7 @@ class TenantsAndIdentitiesEndToEndTest {
 		this.http = new Http(this.port);
 		this.client = "203.0.113." + clients.incrementAndGet();
 		this.policies.reload();
+		this.apiKeys.reload();
 	}
 
 	private HttpResponse<String> get(String path, String... headers) {

@@ -1,10 +1,14 @@
 package io.ratelimit.autoconfigure.health;
 
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 
 import io.ratelimit.core.TimeSource;
+import io.ratelimit.core.identity.ReloadableApiKeys;
 import io.ratelimit.core.policy.PolicySnapshot;
 import io.ratelimit.core.policy.ReloadablePolicies;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.actuate.health.Health;
 import org.springframework.boot.actuate.health.HealthIndicator;
@@ -33,21 +37,29 @@ import org.springframework.boot.actuate.health.Status;
  * ranks {@code UNKNOWN} below {@code UP} and answers it with HTTP 200, so it does not
  * change the overall status of an otherwise healthy application.</li>
  * </ul>
- * No detail carries anything about clients.
+ * With the API-key tier on, the detail {@code apiKeys} holds {@code active} (keys in
+ * memory), {@code loadedAt} and, while key reloads fail, {@code lastReloadFailure} and
+ * {@code failedReloads}; a failing key reload also sets {@code degraded: true}.
+ * No detail carries anything about clients or keys.
  */
 public class RateLimitHealthIndicator implements HealthIndicator {
 
 	private final ReloadablePolicies policies;
+
+	private final @Nullable ReloadableApiKeys apiKeys;
 
 	private final TimeSource time;
 
 	/**
 	 * Creates an indicator.
 	 * @param policies the policies the limiter uses
+	 * @param apiKeys the API keys the limiter uses, {@code null} when the key tier is off
 	 * @param time the clock the snapshot age is measured with
 	 */
-	public RateLimitHealthIndicator(ReloadablePolicies policies, TimeSource time) {
+	public RateLimitHealthIndicator(ReloadablePolicies policies, @Nullable ReloadableApiKeys apiKeys,
+			TimeSource time) {
 		this.policies = Objects.requireNonNull(policies, "policies must not be null");
+		this.apiKeys = apiKeys;
 		this.time = Objects.requireNonNull(time, "time must not be null");
 	}
 
@@ -73,7 +85,25 @@ public class RateLimitHealthIndicator implements HealthIndicator {
 				.withDetail("lastReloadFailure", failure)
 				.withDetail("failedReloads", this.policies.failedReloads());
 		}
+		if (this.apiKeys != null) {
+			health.withDetail("apiKeys", apiKeyDetails(this.apiKeys));
+			if (this.apiKeys.lastFailure() != null) {
+				health.withDetail("degraded", true);
+			}
+		}
 		return health.build();
+	}
+
+	private static Map<String, Object> apiKeyDetails(ReloadableApiKeys apiKeys) {
+		Map<String, Object> details = new LinkedHashMap<>();
+		details.put("active", apiKeys.size());
+		details.put("loadedAt", String.valueOf(apiKeys.loadedAt()));
+		String failure = apiKeys.lastFailure();
+		if (failure != null) {
+			details.put("lastReloadFailure", failure);
+			details.put("failedReloads", apiKeys.failedReloads());
+		}
+		return details;
 	}
 
 }
