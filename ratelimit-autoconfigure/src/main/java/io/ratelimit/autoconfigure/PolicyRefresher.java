@@ -49,7 +49,7 @@ public class PolicyRefresher implements SmartLifecycle {
 			return thread;
 		});
 		long millis = this.interval.toMillis();
-		scheduler.scheduleWithFixedDelay(this::reload, millis, millis, TimeUnit.MILLISECONDS);
+		scheduler.scheduleWithFixedDelay(this::reloadAndCarryOn, millis, millis, TimeUnit.MILLISECONDS);
 		this.scheduler = scheduler;
 	}
 
@@ -64,6 +64,19 @@ public class PolicyRefresher implements SmartLifecycle {
 	@Override
 	public synchronized boolean isRunning() {
 		return this.scheduler != null;
+	}
+
+	/**
+	 * A scheduled task that throws is never run again: whatever one reload meets (a key
+	 * table too large for the heap, say), the next one still runs.
+	 */
+	private void reloadAndCarryOn() {
+		try {
+			reload();
+		}
+		catch (RuntimeException | OutOfMemoryError ex) {
+			logger.error("Reloading rate limit policies and API keys failed; trying again in " + this.interval, ex);
+		}
 	}
 
 	private void reload() {

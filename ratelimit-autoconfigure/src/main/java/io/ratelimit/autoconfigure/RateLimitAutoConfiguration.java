@@ -31,6 +31,8 @@ import io.ratelimit.core.policy.PolicySettings;
 import io.ratelimit.core.policy.PolicySource;
 import io.ratelimit.core.policy.ReloadablePolicies;
 import jakarta.servlet.DispatcherType;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -56,6 +58,8 @@ import org.springframework.web.servlet.DispatcherServlet;
 @ConditionalOnProperty(prefix = "ratelimit", name = "enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RateLimitProperties.class)
 public class RateLimitAutoConfiguration {
+
+	private static final Log logger = LogFactory.getLog(RateLimitAutoConfiguration.class);
 
 	/** Spring Security's filter chain order ({@code SecurityProperties.DEFAULT_FILTER_ORDER}). */
 	static final int SECURITY_FILTER_ORDER = -100;
@@ -95,10 +99,16 @@ public class RateLimitAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	@ConditionalOnProperty(prefix = "ratelimit.api-key", name = "hash-secret")
-	ReloadableApiKeys rateLimitApiKeys(RateLimitProperties properties, ObjectProvider<ApiKeySource> source) {
+	ReloadableApiKeys rateLimitApiKeys(RateLimitProperties properties, ObjectProvider<ApiKeySource> sources) {
+		ApiKeySource source = sources.getIfAvailable();
+		if (source == null) {
+			logger.warn("ratelimit.api-key.hash-secret is set, but there is no API key table to read (no JPA "
+					+ "data source, nor an ApiKeySource bean): no API key will be recognized");
+			source = (limit) -> List.of();
+		}
+		ApiKeySource keys = source;
 		return InvalidRateLimitPropertyException.check("ratelimit.api-key.maximum-keys",
-				() -> new ReloadableApiKeys(source.getIfAvailable(() -> (limit) -> List.of()),
-						properties.getApiKey().getMaximumKeys(), TimeSource.system()));
+				() -> new ReloadableApiKeys(keys, properties.getApiKey().getMaximumKeys(), TimeSource.system()));
 	}
 
 	@Bean

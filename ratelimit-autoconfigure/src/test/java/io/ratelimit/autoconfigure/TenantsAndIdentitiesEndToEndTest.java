@@ -11,6 +11,8 @@ import io.ratelimit.autoconfigure.testapp.TestShopApplication;
 import io.ratelimit.autoconfigure.testsupport.Http;
 import io.ratelimit.autoconfigure.testsupport.PostgresDatabase;
 import io.ratelimit.autoconfigure.testsupport.TestPostgres;
+import io.ratelimit.core.TimeSource;
+import io.ratelimit.core.identity.ApiKeySource;
 import io.ratelimit.core.identity.KeyedHasher;
 import io.ratelimit.core.identity.ReloadableApiKeys;
 import io.ratelimit.core.policy.ReloadablePolicies;
@@ -66,6 +68,9 @@ class TenantsAndIdentitiesEndToEndTest {
 
 	@Autowired
 	private ReloadableApiKeys apiKeys;
+
+	@Autowired
+	private ApiKeySource apiKeySource;
 
 	private Http http;
 
@@ -187,6 +192,18 @@ class TenantsAndIdentitiesEndToEndTest {
 		Thread.sleep(retryAfter * 1000);
 
 		assertThat(get("/api/products").statusCode()).isEqualTo(200);
+	}
+
+	@Test
+	void reloadWhenMoreActiveKeysThanTheMaximumThenTheTableFailsToLoad() {
+		// Three active keys and one inactive: the query reads active rows only, at most one more than the maximum.
+		ReloadableApiKeys atMostTwo = new ReloadableApiKeys(this.apiKeySource, 2, TimeSource.system());
+		ReloadableApiKeys atMostThree = new ReloadableApiKeys(this.apiKeySource, 3, TimeSource.system());
+
+		assertThat(atMostTwo.reload()).isFalse();
+		assertThat(atMostTwo.lastFailure()).contains("more than 2 active API keys");
+		assertThat(atMostThree.reload()).isTrue();
+		assertThat(atMostThree.size()).isEqualTo(3);
 	}
 
 }

@@ -1,5 +1,6 @@
 package io.ratelimit.autoconfigure.health;
 
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
@@ -38,9 +39,10 @@ import org.springframework.boot.actuate.health.Status;
  * change the overall status of an otherwise healthy application.</li>
  * </ul>
  * With the API-key tier on, the detail {@code apiKeys} holds {@code active} (keys in
- * memory), {@code loadedAt} and, while key reloads fail, {@code lastReloadFailure} and
- * {@code failedReloads}; a failing key reload also sets {@code degraded: true}.
- * No detail carries anything about clients or keys.
+ * memory), {@code loadedAt} (absent before the first load) and, while key reloads fail,
+ * {@code lastReloadFailure} and {@code failedReloads}; a failing key reload also sets
+ * {@code degraded: true}. No detail carries anything about clients or about any key
+ * itself, only counts and times.
  */
 public class RateLimitHealthIndicator implements HealthIndicator {
 
@@ -97,7 +99,10 @@ public class RateLimitHealthIndicator implements HealthIndicator {
 	private static Map<String, Object> apiKeyDetails(ReloadableApiKeys apiKeys) {
 		Map<String, Object> details = new LinkedHashMap<>();
 		details.put("active", apiKeys.size());
-		details.put("loadedAt", String.valueOf(apiKeys.loadedAt()));
+		Instant loadedAt = apiKeys.loadedAt();
+		if (loadedAt != null) {
+			details.put("loadedAt", loadedAt.toString());
+		}
 		String failure = apiKeys.lastFailure();
 		if (failure != null) {
 			details.put("lastReloadFailure", failure);

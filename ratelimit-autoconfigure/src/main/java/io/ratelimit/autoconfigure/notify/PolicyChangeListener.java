@@ -36,8 +36,10 @@ import org.springframework.util.Assert;
  * burst of changes costs two reloads, not one per change. A lost connection (a database
  * restart, a failover, a broken network) is reopened with exponential backoff; once
  * listening again the listener reloads, because changes committed meanwhile were
- * announced to nobody. A reload it owes and that fails is retried every second until it
- * succeeds, without waiting for the next notification.
+ * announced to nobody. A reload it owes and that fails is retried after a second,
+ * doubling up to 30 s, without waiting for the next notification; notifications do not
+ * bring a pending retry forward, so a table that cannot be loaded (say it holds more keys
+ * than allowed) is not read again at the rate it changes.
  */
 public class PolicyChangeListener implements SmartLifecycle {
 
@@ -55,6 +57,8 @@ public class PolicyChangeListener implements SmartLifecycle {
 	private static final int VALIDATION_TIMEOUT_SECONDS = 5;
 
 	private static final Duration RELOAD_RETRY = Duration.ofSeconds(1);
+
+	private static final Duration MAX_RELOAD_RETRY = Duration.ofSeconds(30);
 
 	private final List<Subscription> subscriptions;
 
@@ -187,12 +191,12 @@ public class PolicyChangeListener implements SmartLifecycle {
 					return;
 				}
 				if (!failing) {
-					logger.warn("Not listening for rate limit policy changes (" + ex.getMessage() + "); reconnecting. "
+					logger.warn("Not listening for rate limit policy and API key changes (" + ex.getMessage() + "); reconnecting. "
 							+ "Until then changes arrive with the periodic refresh (ratelimit.policy.refresh-interval).");
 					failing = true;
 				}
 				else if (logger.isDebugEnabled()) {
-					logger.debug("Still not listening for rate limit policy changes: " + ex.getMessage());
+					logger.debug("Still not listening for rate limit policy and API key changes: " + ex.getMessage());
 				}
 				pause(backoff);
 				backoff = Math.min(backoff * 2, this.maxBackoff.toMillis());
@@ -209,17 +213,18 @@ public class PolicyChangeListener implements SmartLifecycle {
 	private boolean listenUntilStopped(boolean reconnecting) throws SQLException {
 		try (Connection connection = this.connections.connect()) {
 			if (connection == null) {
-				logger.info("Rate limit policy changes arrive with the periodic refresh only: the database is not "
+				logger.info("Rate limit policy and API key changes arrive with the periodic refresh only: the database is not "
 						+ "PostgreSQL, so there are no notifications to listen for");
 				return false;
 			}
 			PGConnection notifications = listen(connection, this.subscriptions);
 			this.listening = true;
 			if (reconnecting) {
-				logger.info("Listening for rate limit policy changes again");
+				logger.info("Listening for rate limit policy and API key changes again");
 			}
 			else if (logger.isDebugEnabled()) {
-				logger.debug("Listening for rate limit policy changes on channel " + CHANNEL);
+				logger.debug("Listening for rate limit changes on channels "
+						+ this.subscriptions.stream().map((subscription) -> subscription.channel).toList());
 			}
 			awaitNotifications(connection, notifications);
 			return true;
@@ -278,7 +283,7 @@ public class PolicyChangeListener implements SmartLifecycle {
 
 	private void reload(Connection connection, Subscription subscription) throws SQLException {
 		if (!subscription.reload.getAsBoolean()) {
-			subscription.retryAt(System.nanoTime() + RELOAD_RETRY.toNanos());
+			subscription.failed(System.nanoTime());
 			return;
 		}
 		subscription.paid();
@@ -361,6 +366,8 @@ public class PolicyChangeListener implements SmartLifecycle {
 
 		private long dueAt;
 
+		private int failures;
+
 		boolean triggerChecked;
 
 		Subscription(String what, String channel, String table, String migration, BooleanSupplier reload) {
@@ -372,16 +379,21 @@ public class PolicyChangeListener implements SmartLifecycle {
 		}
 
 		void owe(long now) {
+			if (!this.owed || this.failures == 0) {
+				this.dueAt = now;
+			}
 			this.owed = true;
-			this.dueAt = now;
 		}
 
-		void retryAt(long at) {
-			this.dueAt = at;
+		void failed(long now) {
+			long delay = RELOAD_RETRY.toNanos() << Math.min(this.failures, 5);
+			this.dueAt = now + Math.min(delay, MAX_RELOAD_RETRY.toNanos());
+			this.failures++;
 		}
 
 		void paid() {
 			this.owed = false;
+			this.failures = 0;
 		}
 
 		boolean isDue(long now) {

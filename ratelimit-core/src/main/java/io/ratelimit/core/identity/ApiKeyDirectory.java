@@ -59,8 +59,9 @@ final class ApiKeyDirectory {
 
 	/**
 	 * Builds a directory of the active keys among {@code keys}. Inactive keys, keys whose
-	 * hash is not 64 lower-case hex digits (it could never match) and second rows for
-	 * the same hash are left out and counted in {@link #skipped()}.
+	 * hash is not 64 lower-case hex digits (it could never match), keys with an empty
+	 * principal (not an identity) and second rows for the same hash are left out and
+	 * counted in {@link #skipped()}.
 	 * @param keys the keys as loaded
 	 * @return the directory
 	 */
@@ -73,7 +74,7 @@ final class ApiKeyDirectory {
 		int count = 0;
 		int skipped = 0;
 		for (ApiKey key : keys) {
-			byte[] hash = key.active() ? parseHash(key.keyHash()) : null;
+			byte[] hash = (key.active() && !key.principal().isEmpty()) ? parseHash(key.keyHash()) : null;
 			if (hash == null) {
 				skipped++;
 				continue;

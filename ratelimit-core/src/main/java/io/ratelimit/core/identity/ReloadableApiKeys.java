@@ -41,6 +41,9 @@ public final class ReloadableApiKeys {
 
 	private volatile long failedReloads;
 
+	// Read and written only under the reload lock.
+	private int loggedSkipped;
+
 	/**
 	 * Creates a holder that knows no key until {@link #reload()} succeeds.
 	 * @param source where the keys come from
@@ -75,9 +78,13 @@ public final class ReloadableApiKeys {
 			this.loadedAt = Instant.ofEpochMilli(this.time.currentTimeMillis());
 			this.lastFailure = null;
 			this.loads++;
-			if (next.skipped() > 0) {
-				logger.log(System.Logger.Level.WARNING, "Skipped {0} API key rows that are inactive, repeated, or "
-						+ "whose key_hash is not 64 lower-case hex digits", next.skipped());
+			// Said when the number changes, not on every reload.
+			if (next.skipped() != this.loggedSkipped) {
+				this.loggedSkipped = next.skipped();
+				if (next.skipped() > 0) {
+					logger.log(System.Logger.Level.WARNING, "Skipped {0} API key rows that are inactive, repeated, have an "
+							+ "empty principal, or whose key_hash is not 64 lower-case hex digits", next.skipped());
+				}
 			}
 			return true;
 		}

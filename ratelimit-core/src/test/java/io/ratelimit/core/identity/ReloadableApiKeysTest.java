@@ -137,7 +137,8 @@ class ReloadableApiKeysTest {
 		String hash = HASHER.hashHex("key-1");
 		List<ApiKey> rows = List.of(new ApiKey(hash, "billing", "acme", true),
 				new ApiKey(hash, "impostor", "globex", true), new ApiKey(HASHER.hashHex("key-2"), "old", null, false),
-				new ApiKey("not-a-hash", "broken", null, true), new ApiKey(hash.substring(2), "short", null, true));
+				new ApiKey("not-a-hash", "broken", null, true), new ApiKey(hash.substring(2), "short", null, true),
+				new ApiKey(HASHER.hashHex("key-3"), "", "acme", true));
 		ReloadableApiKeys keys = new ReloadableApiKeys((limit) -> rows, 10, this.time);
 		IdentityResolver resolver = IdentityResolver.builder().apiKeys(keys, HASHER).build();
 
@@ -147,6 +148,9 @@ class ReloadableApiKeysTest {
 		Identity identity = resolver.resolve(TestRequest.get("/").from(PEER).header("X-API-Key", "key-1"));
 		assertThat(identity.principal()).isEqualTo("billing");
 		assertThat(identity.tenant()).isEqualTo("acme");
+		// A key with an empty principal is no identity: limited by its network, not failing.
+		assertThat(resolver.resolve(TestRequest.get("/").from(PEER).header("X-API-Key", "key-3")).source())
+			.isEqualTo(Identity.Source.NETWORK);
 	}
 
 	@Test
