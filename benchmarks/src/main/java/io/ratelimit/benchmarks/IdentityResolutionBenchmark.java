@@ -1,12 +1,12 @@
 package io.ratelimit.benchmarks;
 
 import java.time.Duration;
-import java.util.HashMap;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 import io.ratelimit.core.RateLimitRequest;
+import io.ratelimit.core.TimeSource;
 import io.ratelimit.core.identity.ApiKey;
 import io.ratelimit.core.identity.ClientIpResolver;
 import io.ratelimit.core.identity.ForwardingHeader;
@@ -14,6 +14,7 @@ import io.ratelimit.core.identity.Identity;
 import io.ratelimit.core.identity.IdentityResolver;
 import io.ratelimit.core.identity.IpRange;
 import io.ratelimit.core.identity.KeyedHasher;
+import io.ratelimit.core.identity.ReloadableApiKeys;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -27,7 +28,7 @@ import org.openjdk.jmh.annotations.Warmup;
 
 /**
  * Identity resolution: {@link IdentityResolver#resolve} with every tier configured (HS256
- * bearer tokens verified with Nimbus, API keys from an in-memory store, client IP behind
+ * bearer tokens verified with Nimbus, API keys held in memory, client IP behind
  * a trusted proxy range {@code 10.0.0.0/8} reading {@code X-Forwarded-For}). Each case
  * cycles through a pool of {@value #POOL} requests from different clients.
  * <ul>
@@ -36,8 +37,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * token cache of this resolver holds one, so every call misses the cache.</li>
  * <li>{@code cachedToken}: a valid token from the warm token cache (10,000 entries): the
  * keyed hash of the token and a cache hit.</li>
- * <li>{@code apiKey}: an active API key from the warm key cache: the keyed hash of the key
- * and a cache hit; the store is not asked.</li>
+ * <li>{@code apiKey}: an active API key among the {@value #POOL} held in memory: the keyed
+ * hash of the key and a table lookup; nothing else is asked.</li>
  * <li>{@code ipDirect}: no credentials, the peer is a client (not a proxy): the peer
  * address is the identity and the forwarding header is not read.</li>
  * <li>{@code ipForwarded}: no credentials, the peer {@code 10.0.0.5} is a trusted proxy and
@@ -84,19 +85,20 @@ public class IdentityResolutionBenchmark {
 		public void setUp() {
 			Hs256Tokens tokens = new Hs256Tokens();
 			KeyedHasher keyHasher = KeyedHasher.withSecret("a-benchmark-api-key-secret");
-			Map<String, ApiKey> keys = new HashMap<>();
+			List<ApiKey> keyRows = new ArrayList<>();
+			ReloadableApiKeys keys = new ReloadableApiKeys((limit) -> keyRows, POOL, TimeSource.system());
 			ClientIpResolver clientIp = new ClientIpResolver(List.of(IpRange.parse("10.0.0.0/8")),
 					ForwardingHeader.X_FORWARDED_FOR, 32, 64);
 			this.cached = IdentityResolver.builder()
 				.clientIp(clientIp)
 				.tokenVerifier(tokens)
-				.apiKeys(keys::get, keyHasher)
+				.apiKeys(keys, keyHasher)
 				.build();
 			this.uncached = IdentityResolver.builder()
 				.clientIp(clientIp)
 				.tokenVerifier(tokens)
 				.tokenCache(1, Duration.ofMinutes(5))
-				.apiKeys(keys::get, keyHasher)
+				.apiKeys(keys, keyHasher)
 				.build();
 			for (int i = 0; i < POOL; i++) {
 				String client = "203.0.113." + (i % 250);
@@ -104,12 +106,13 @@ public class IdentityResolutionBenchmark {
 				this.freshTokens[i] = request(client).header("Authorization", "Bearer " + tokens.sign("fresh-" + i, tenant));
 				this.knownTokens[i] = request(client).header("Authorization", "Bearer " + tokens.sign("user-" + i, tenant));
 				String key = "rk_live_" + Integer.toHexString(0x10000 + i) + "c0ffee5eed";
-				keys.put(keyHasher.hashHex(key), new ApiKey(keyHasher.hashHex(key), "service-" + i, tenant, true));
+				keyRows.add(new ApiKey(keyHasher.hashHex(key), "service-" + i, tenant, true));
 				this.apiKeys[i] = request(client).header("X-API-Key", key);
 				this.direct[i] = request(client);
 				this.forwarded[i] = request("10.0.0.5").header("X-Forwarded-For",
 						"192.0.2.44, 198.51.100." + (i % 250) + ", 10.1.2.3");
 			}
+			Checks.require(keys.reload(), "API keys loaded");
 			for (int i = 0; i < POOL; i++) {
 				Checks.require(this.cached.resolve(this.knownTokens[i]).source() == Identity.Source.TOKEN, "token identities");
 				Checks.require(this.cached.resolve(this.apiKeys[i]).source() == Identity.Source.API_KEY, "API key identities");

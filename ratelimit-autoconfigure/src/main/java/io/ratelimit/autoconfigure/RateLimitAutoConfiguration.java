@@ -1,7 +1,6 @@
 package io.ratelimit.autoconfigure;
 
 import java.math.BigDecimal;
-import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,17 +19,20 @@ import io.ratelimit.core.bucket.EndpointWeights;
 import io.ratelimit.core.bucket.LocalBucketStore;
 import io.ratelimit.core.endpoint.EndpointResolver;
 import io.ratelimit.core.endpoint.EndpointTemplate;
-import io.ratelimit.core.identity.ApiKeyStore;
+import io.ratelimit.core.identity.ApiKeySource;
 import io.ratelimit.core.identity.ClientIpResolver;
 import io.ratelimit.core.identity.IdentityResolver;
 import io.ratelimit.core.identity.IpRange;
 import io.ratelimit.core.identity.KeyedHasher;
 import io.ratelimit.core.identity.PrincipalResolver;
+import io.ratelimit.core.identity.ReloadableApiKeys;
 import io.ratelimit.core.identity.TokenVerifier;
 import io.ratelimit.core.policy.PolicySettings;
 import io.ratelimit.core.policy.PolicySource;
 import io.ratelimit.core.policy.ReloadablePolicies;
 import jakarta.servlet.DispatcherType;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -55,6 +57,8 @@ import org.springframework.web.servlet.DispatcherServlet;
 @ConditionalOnProperty(prefix = "ratelimit", name = "enabled", matchIfMissing = true)
 @EnableConfigurationProperties(RateLimitProperties.class)
 public class RateLimitAutoConfiguration {
+
+	private static final Log logger = LogFactory.getLog(RateLimitAutoConfiguration.class);
 
 	/** Spring Security's filter chain order ({@code SecurityProperties.DEFAULT_FILTER_ORDER}). */
 	static final int SECURITY_FILTER_ORDER = -100;
@@ -86,8 +90,24 @@ public class RateLimitAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	PolicyRefresher rateLimitPolicyRefresher(ReloadablePolicies policies, RateLimitProperties properties) {
-		return new PolicyRefresher(policies, properties.getPolicy().getRefreshInterval());
+	PolicyRefresher rateLimitPolicyRefresher(ReloadablePolicies policies, ObjectProvider<ReloadableApiKeys> apiKeys,
+			RateLimitProperties properties) {
+		return new PolicyRefresher(policies, apiKeys.getIfAvailable(), properties.getPolicy().getRefreshInterval());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnProperty(prefix = "ratelimit.api-key", name = "hash-secret")
+	ReloadableApiKeys rateLimitApiKeys(RateLimitProperties properties, ObjectProvider<ApiKeySource> sources) {
+		ApiKeySource source = sources.getIfAvailable();
+		if (source == null) {
+			logger.warn("ratelimit.api-key.hash-secret is set, but there is no API key table to read (no JPA "
+					+ "data source, nor an ApiKeySource bean): no API key will be recognized");
+			source = (limit) -> List.of();
+		}
+		ApiKeySource keys = source;
+		return InvalidRateLimitPropertyException.check("ratelimit.api-key.maximum-keys",
+				() -> new ReloadableApiKeys(keys, properties.getApiKey().getMaximumKeys(), TimeSource.system()));
 	}
 
 	@Bean
@@ -98,7 +118,7 @@ public class RateLimitAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	IdentityResolver rateLimitIdentityResolver(RateLimitProperties properties, ObjectProvider<ApiKeyStore> apiKeys,
+	IdentityResolver rateLimitIdentityResolver(RateLimitProperties properties, ObjectProvider<ReloadableApiKeys> apiKeys,
 			ObjectProvider<TokenVerifier> tokenVerifier, ObjectProvider<PrincipalResolver> principals) {
 		RateLimitProperties.ClientIp clientIp = properties.getClientIp();
 		List<IpRange> trusted = InvalidRateLimitPropertyException.check("ratelimit.client-ip.trusted-proxies",
@@ -110,11 +130,10 @@ public class RateLimitAutoConfiguration {
 			.clientIp(clientIpResolver)
 			.apiKeyHeader(properties.getApiKey().getHeader());
 		String hashSecret = properties.getApiKey().getHashSecret();
-		ApiKeyStore store = apiKeys.getIfAvailable();
-		if (hashSecret != null && store != null) {
-			builder.apiKeys(store, InvalidRateLimitPropertyException.check("ratelimit.api-key.hash-secret",
-					() -> KeyedHasher.withSecret(hashSecret)))
-				.apiKeyCache(10_000, properties.getApiKey().getCacheTtl(), Duration.ofSeconds(10));
+		ReloadableApiKeys keys = apiKeys.getIfAvailable();
+		if (hashSecret != null && keys != null) {
+			builder.apiKeys(keys, InvalidRateLimitPropertyException.check("ratelimit.api-key.hash-secret",
+					() -> KeyedHasher.withSecret(hashSecret)));
 		}
 		tokenVerifier.ifAvailable(builder::tokenVerifier);
 		principals.ifAvailable(builder::authenticatedPrincipals);

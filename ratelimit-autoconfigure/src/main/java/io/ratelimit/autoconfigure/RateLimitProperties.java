@@ -405,10 +405,11 @@ public class RateLimitProperties {
 		private @Nullable String hashSecret;
 
 		/**
-		 * How long an active key is trusted without asking the database, and so how long a
-		 * deactivated key keeps working.
+		 * Most active API keys held in memory (about 50 bytes each, plus each owner's
+		 * principal and tenant once). A key table with more active keys fails to load, and
+		 * the keys loaded before stay in use.
 		 */
-		private Duration cacheTtl = Duration.ofSeconds(60);
+		private int maximumKeys = 1_000_000;
 
 		public String getHeader() {
 			return this.header;
@@ -426,12 +427,12 @@ public class RateLimitProperties {
 			this.hashSecret = hashSecret;
 		}
 
-		public Duration getCacheTtl() {
-			return this.cacheTtl;
+		public int getMaximumKeys() {
+			return this.maximumKeys;
 		}
 
-		public void setCacheTtl(Duration cacheTtl) {
-			this.cacheTtl = cacheTtl;
+		public void setMaximumKeys(int maximumKeys) {
+			this.maximumKeys = maximumKeys;
 		}
 
 	}

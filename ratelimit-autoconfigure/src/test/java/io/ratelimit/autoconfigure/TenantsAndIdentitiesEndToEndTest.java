@@ -11,7 +11,10 @@ import io.ratelimit.autoconfigure.testapp.TestShopApplication;
 import io.ratelimit.autoconfigure.testsupport.Http;
 import io.ratelimit.autoconfigure.testsupport.PostgresDatabase;
 import io.ratelimit.autoconfigure.testsupport.TestPostgres;
+import io.ratelimit.core.TimeSource;
+import io.ratelimit.core.identity.ApiKeySource;
 import io.ratelimit.core.identity.KeyedHasher;
+import io.ratelimit.core.identity.ReloadableApiKeys;
 import io.ratelimit.core.policy.ReloadablePolicies;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -63,6 +66,12 @@ class TenantsAndIdentitiesEndToEndTest {
 	@Autowired
 	private ReloadablePolicies policies;
 
+	@Autowired
+	private ReloadableApiKeys apiKeys;
+
+	@Autowired
+	private ApiKeySource apiKeySource;
+
 	private Http http;
 
 	private String client;
@@ -101,6 +110,7 @@ class TenantsAndIdentitiesEndToEndTest {
 		this.http = new Http(this.port);
 		this.client = "203.0.113." + clients.incrementAndGet();
 		this.policies.reload();
+		this.apiKeys.reload();
 	}
 
 	private HttpResponse<String> get(String path, String... headers) {
@@ -182,6 +192,18 @@ class TenantsAndIdentitiesEndToEndTest {
 		Thread.sleep(retryAfter * 1000);
 
 		assertThat(get("/api/products").statusCode()).isEqualTo(200);
+	}
+
+	@Test
+	void reloadWhenMoreActiveKeysThanTheMaximumThenTheTableFailsToLoad() {
+		// Three active keys and one inactive: the query reads active rows only, at most one more than the maximum.
+		ReloadableApiKeys atMostTwo = new ReloadableApiKeys(this.apiKeySource, 2, TimeSource.system());
+		ReloadableApiKeys atMostThree = new ReloadableApiKeys(this.apiKeySource, 3, TimeSource.system());
+
+		assertThat(atMostTwo.reload()).isFalse();
+		assertThat(atMostTwo.lastFailure()).contains("more than 2 active API keys");
+		assertThat(atMostThree.reload()).isTrue();
+		assertThat(atMostThree.size()).isEqualTo(3);
 	}
 
 }

@@ -17,6 +17,7 @@ import io.ratelimit.core.identity.ForwardingHeader;
 import io.ratelimit.core.identity.IdentityResolver;
 import io.ratelimit.core.identity.IpRange;
 import io.ratelimit.core.identity.KeyedHasher;
+import io.ratelimit.core.identity.ReloadableApiKeys;
 import io.ratelimit.core.policy.PolicyRow;
 import io.ratelimit.core.policy.PolicySettings;
 import io.ratelimit.core.policy.ReloadablePolicies;
@@ -48,7 +49,8 @@ class RateLimiterTest {
 
 	private final FakeTimeSource time = new FakeTimeSource();
 
-	private final AtomicInteger keyLookups = new AtomicInteger();
+	/** Counts requests whose identity was asked for: every identity starts with this tier. */
+	private final AtomicInteger identityWork = new AtomicInteger();
 
 	private RateLimiter limiter(List<PolicyRow> rows) {
 		PolicySettings settings = PolicySettings.of(new BigDecimal("5"), new BigDecimal("2"), BigDecimal.valueOf(2));
@@ -59,10 +61,11 @@ class RateLimiterTest {
 			.timeSource(this.time)
 			.clientIp(new ClientIpResolver(List.of(IpRange.parse("10.0.0.0/8")), ForwardingHeader.X_FORWARDED_FOR, 32,
 					64))
-			.apiKeys((presented) -> {
-				this.keyLookups.incrementAndGet();
-				return presented.equals(hash) ? new ApiKey(hash, "acme-service", "acme", true) : null;
-			}, KEY_HASHER)
+			.authenticatedPrincipals((request) -> {
+				this.identityWork.incrementAndGet();
+				return null;
+			})
+			.apiKeys(keys(new ApiKey(hash, "acme-service", "acme", true)), KEY_HASHER)
 			.build();
 		return RateLimiter.builder(ENDPOINTS, policies)
 			.identities(identities)
@@ -70,6 +73,12 @@ class RateLimiterTest {
 			.buckets(LocalBucketStore.create(10_000, this.time))
 			.weights(EndpointWeights.of(Map.of(REPORTS, 5)))
 			.build();
+	}
+
+	private ReloadableApiKeys keys(ApiKey... keys) {
+		ReloadableApiKeys loaded = new ReloadableApiKeys((limit) -> List.of(keys), 100, this.time);
+		loaded.reload();
+		return loaded;
 	}
 
 	private static int admitted(RateLimiter limiter, int attempts, TestRequest request) {
@@ -157,18 +166,17 @@ class RateLimiterTest {
 		assertThat(admitted).isEqualTo(4);
 		assertThat(limiter.buckets().stats().entries()).isEqualTo(1);
 		// No credential work for unknown endpoints.
-		assertThat(this.keyLookups).hasValue(0);
+		assertThat(this.identityWork).hasValue(0);
 	}
 
 	@Test
 	void evaluateWhenUnknownEndpointsRejectedThenRefusedWithoutBucketOrIdentityWork() {
 		PolicySettings settings = PolicySettings.of(new BigDecimal("5"), new BigDecimal("2"), BigDecimal.valueOf(2));
 		ReloadablePolicies policies = new ReloadablePolicies(List::of, settings, this.time);
-		AtomicInteger identityWork = new AtomicInteger();
-		IdentityResolver identities = IdentityResolver.builder().apiKeys((hash) -> {
-			identityWork.incrementAndGet();
+		IdentityResolver identities = IdentityResolver.builder().authenticatedPrincipals((request) -> {
+			this.identityWork.incrementAndGet();
 			return null;
-		}, KEY_HASHER).build();
+		}).apiKeys(keys(), KEY_HASHER).build();
 		RateLimiter limiter = RateLimiter.builder(ENDPOINTS, policies)
 			.identities(identities)
 			.buckets(LocalBucketStore.create(100, this.time))
@@ -183,7 +191,7 @@ class RateLimiterTest {
 		}
 
 		assertThat(limiter.buckets().stats().entries()).isZero();
-		assertThat(identityWork).hasValue(0);
+		assertThat(this.identityWork).hasValue(0);
 		assertThat(limiter.evaluate(TestRequest.get("/api/products")).outcome()).isEqualTo(Decision.Outcome.ALLOWED);
 	}
 

@@ -58,9 +58,9 @@ public enum Diagnostic {
 	W008,
 
 	/**
-	 * The database is PostgreSQL and the limiter listens for policy changes, but the policy
-	 * table has no trigger that announces them (the schema was created by hand without
-	 * version 3), so changes arrive only with the periodic refresh.
+	 * The database is PostgreSQL and the limiter listens for policy or API key changes, but
+	 * the table has no trigger that announces them (the schema was created by hand without
+	 * version 3 or 4), so changes arrive only with the periodic refresh.
 	 */
 	W009;
 

@@ -2,8 +2,10 @@ package io.ratelimit.autoconfigure.health;
 
 import io.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.ratelimit.core.TimeSource;
+import io.ratelimit.core.identity.ReloadableApiKeys;
 import io.ratelimit.core.policy.ReloadablePolicies;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -25,8 +27,9 @@ public class RateLimitHealthContributorAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean(name = "ratelimitHealthIndicator")
-	RateLimitHealthIndicator ratelimitHealthIndicator(ReloadablePolicies policies) {
-		return new RateLimitHealthIndicator(policies, TimeSource.system());
+	RateLimitHealthIndicator ratelimitHealthIndicator(ReloadablePolicies policies,
+			ObjectProvider<ReloadableApiKeys> apiKeys) {
+		return new RateLimitHealthIndicator(policies, apiKeys.getIfAvailable(), TimeSource.system());
 	}
 
 }

@@ -1,10 +1,15 @@
 package io.ratelimit.autoconfigure.health;
 
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 
 import io.ratelimit.core.TimeSource;
+import io.ratelimit.core.identity.ReloadableApiKeys;
 import io.ratelimit.core.policy.PolicySnapshot;
 import io.ratelimit.core.policy.ReloadablePolicies;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
@@ -33,21 +38,30 @@ import org.springframework.boot.health.contributor.Status;
  * ranks {@code UNKNOWN} below {@code UP} and answers it with HTTP 200, so it does not
  * change the overall status of an otherwise healthy application.</li>
  * </ul>
- * No detail carries anything about clients.
+ * With the API-key tier on, the detail {@code apiKeys} holds {@code active} (keys in
+ * memory), {@code loadedAt} (absent before the first load) and, while key reloads fail,
+ * {@code lastReloadFailure} and {@code failedReloads}; a failing key reload also sets
+ * {@code degraded: true}. No detail carries anything about clients or about any key
+ * itself, only counts and times.
  */
 public class RateLimitHealthIndicator implements HealthIndicator {
 
 	private final ReloadablePolicies policies;
+
+	private final @Nullable ReloadableApiKeys apiKeys;
 
 	private final TimeSource time;
 
 	/**
 	 * Creates an indicator.
 	 * @param policies the policies the limiter uses
+	 * @param apiKeys the API keys the limiter uses, {@code null} when the key tier is off
 	 * @param time the clock the snapshot age is measured with
 	 */
-	public RateLimitHealthIndicator(ReloadablePolicies policies, TimeSource time) {
+	public RateLimitHealthIndicator(ReloadablePolicies policies, @Nullable ReloadableApiKeys apiKeys,
+			TimeSource time) {
 		this.policies = Objects.requireNonNull(policies, "policies must not be null");
+		this.apiKeys = apiKeys;
 		this.time = Objects.requireNonNull(time, "time must not be null");
 	}
 
@@ -73,7 +87,28 @@ public class RateLimitHealthIndicator implements HealthIndicator {
 				.withDetail("lastReloadFailure", failure)
 				.withDetail("failedReloads", this.policies.failedReloads());
 		}
+		if (this.apiKeys != null) {
+			health.withDetail("apiKeys", apiKeyDetails(this.apiKeys));
+			if (this.apiKeys.lastFailure() != null) {
+				health.withDetail("degraded", true);
+			}
+		}
 		return health.build();
+	}
+
+	private static Map<String, Object> apiKeyDetails(ReloadableApiKeys apiKeys) {
+		Map<String, Object> details = new LinkedHashMap<>();
+		details.put("active", apiKeys.size());
+		Instant loadedAt = apiKeys.loadedAt();
+		if (loadedAt != null) {
+			details.put("loadedAt", loadedAt.toString());
+		}
+		String failure = apiKeys.lastFailure();
+		if (failure != null) {
+			details.put("lastReloadFailure", failure);
+			details.put("failedReloads", apiKeys.failedReloads());
+		}
+		return details;
 	}
 
 }

@@ -5,12 +5,12 @@ import java.util.List;
 import io.ratelimit.autoconfigure.jpa.model.PolicyRowEntity;
 import io.ratelimit.autoconfigure.migration.SchemaMigration;
 import io.ratelimit.core.identity.ApiKey;
-import io.ratelimit.core.identity.ApiKeyStore;
+import io.ratelimit.core.identity.ApiKeySource;
 import io.ratelimit.core.policy.PolicyRow;
 import io.ratelimit.core.policy.PolicySource;
 import jakarta.persistence.EntityManager;
-import org.jspecify.annotations.Nullable;
 
+import org.springframework.data.domain.Limit;
 import org.springframework.data.jpa.repository.support.JpaRepositoryFactory;
 import org.springframework.transaction.support.TransactionOperations;
 
@@ -19,7 +19,7 @@ import org.springframework.transaction.support.TransactionOperations;
  * not found by scanning, so they work whatever repository scanning the application
  * configures for its own.
  */
-public class JpaPolicyStore implements PolicySource, ApiKeyStore {
+public class JpaPolicyStore implements PolicySource, ApiKeySource {
 
 	private final PolicyRowRepository policies;
 
@@ -55,10 +55,10 @@ public class JpaPolicyStore implements PolicySource, ApiKeyStore {
 	}
 
 	@Override
-	public @Nullable ApiKey findByHash(String keyHash) {
-		return this.readOnly.execute((status) -> this.apiKeys.findById(keyHash)
-			.map((key) -> new ApiKey(key.getKeyHash(), key.getPrincipal(), key.getProjectId(), key.isActive()))
-			.orElse(null));
+	public List<ApiKey> loadActive(int limit) {
+		this.migration.migrateIfPending();
+		List<ApiKey> keys = this.readOnly.execute((status) -> this.apiKeys.findActive(Limit.of(limit)));
+		return (keys != null) ? keys : List.of();
 	}
 
 	private static PolicyRow toRow(PolicyRowEntity entity) {

@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.ratelimit.core.RateLimiter;
 import io.ratelimit.core.TimeSource;
+import io.ratelimit.core.identity.ReloadableApiKeys;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -13,7 +14,8 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * Micrometer metrics of the rate limiter, when the application has a {@link MeterRegistry}:
- * decisions and failures from the filter, and the state of the bucket store and policies.
+ * decisions and failures from the filter, and the state of the bucket store, policies and
+ * API keys.
  * Tag values come only from bounded sets (endpoint templates, outcomes, results), never
  * from principals, addresses or keys.
  */
@@ -35,6 +37,13 @@ public class RateLimitMetricsAutoConfiguration {
 	@ConditionalOnMissingBean
 	RateLimitMeterBinder rateLimitMeterBinder(RateLimiter limiter) {
 		return new RateLimitMeterBinder(limiter.buckets(), limiter.policies(), TimeSource.system());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	@ConditionalOnBean(ReloadableApiKeys.class)
+	ApiKeyMeterBinder rateLimitApiKeyMeterBinder(ReloadableApiKeys keys) {
+		return new ApiKeyMeterBinder(keys, TimeSource.system());
 	}
 
 }

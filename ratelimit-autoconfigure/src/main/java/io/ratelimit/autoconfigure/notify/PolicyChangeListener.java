@@ -5,8 +5,12 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.BooleanSupplier;
 
 import io.ratelimit.autoconfigure.diagnostics.Diagnostic;
+import io.ratelimit.core.identity.ReloadableApiKeys;
 import io.ratelimit.core.policy.PolicyReloadResult;
 import io.ratelimit.core.policy.ReloadablePolicies;
 import org.apache.commons.logging.Log;
@@ -19,23 +23,31 @@ import org.springframework.context.SmartLifecycle;
 import org.springframework.util.Assert;
 
 /**
- * Reloads the policies as soon as a change to the policy table commits. On PostgreSQL a
- * statement-level trigger on {@code rate_limit_policy} notifies {@value #CHANNEL}; this
- * listener holds one connection that {@code LISTEN}s on it and waits on a daemon thread,
- * so every replica reloads within moments of the commit. The periodic refresh keeps
- * running beside it as the safety net, and is all there is on other databases.
+ * Reloads the policies, and the API keys when the key tier is on, as soon as a change to
+ * their table commits. On PostgreSQL statement-level triggers on {@code rate_limit_policy}
+ * and {@code rate_limit_api_key} notify {@value #CHANNEL} and {@value #API_KEY_CHANNEL};
+ * this listener holds one connection that {@code LISTEN}s on both and waits on a daemon
+ * thread, so every replica reloads within moments of the commit, and a revoked key stops
+ * working everywhere at once. Each table is reloaded only when its own channel speaks. The
+ * periodic refresh keeps running beside it as the safety net, and is all there is on other
+ * databases.
  * <p>
  * Notifications that arrive while a reload runs are folded into one more reload, so a
  * burst of changes costs two reloads, not one per change. A lost connection (a database
  * restart, a failover, a broken network) is reopened with exponential backoff; once
  * listening again the listener reloads, because changes committed meanwhile were
- * announced to nobody. A reload it owes and that fails is retried every second until it
- * succeeds, without waiting for the next notification.
+ * announced to nobody. A reload it owes and that fails is retried after a second,
+ * doubling up to 30 s, without waiting for the next notification; notifications do not
+ * bring a pending retry forward, so a table that cannot be loaded (say it holds more keys
+ * than allowed) is not read again at the rate it changes.
  */
 public class PolicyChangeListener implements SmartLifecycle {
 
-	/** The channel the trigger of schema version 3 notifies. */
+	/** The channel the policy table's trigger (schema version 3) notifies. */
 	public static final String CHANNEL = "rate_limit_policy_changed";
+
+	/** The channel the API key table's trigger (schema version 4) notifies. */
+	public static final String API_KEY_CHANNEL = "rate_limit_api_key_changed";
 
 	private static final Log logger = LogFactory.getLog(PolicyChangeListener.class);
 
@@ -46,11 +58,9 @@ public class PolicyChangeListener implements SmartLifecycle {
 
 	private static final Duration RELOAD_RETRY = Duration.ofSeconds(1);
 
-	private static final String TRIGGER_QUERY = "SELECT EXISTS (SELECT 1 FROM pg_class WHERE relname = "
-			+ "'rate_limit_policy'), EXISTS (SELECT 1 FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
-			+ "WHERE c.relname = 'rate_limit_policy' AND t.tgname = '" + CHANNEL + "')";
+	private static final Duration MAX_RELOAD_RETRY = Duration.ofSeconds(30);
 
-	private final ReloadablePolicies policies;
+	private final List<Subscription> subscriptions;
 
 	private final PolicyListenerConnectionFactory connections;
 
@@ -67,37 +77,45 @@ public class PolicyChangeListener implements SmartLifecycle {
 
 	private volatile boolean listening;
 
-	// Read and written by the listening thread only.
-	private boolean triggerChecked;
-
 	/**
 	 * Creates a listener that waits half a second at a time, so it stops within that, and
 	 * reconnects after 250 ms, doubling up to 5 s.
 	 * @param policies the policies to reload
+	 * @param apiKeys the API keys to reload, {@code null} when the key tier is off
 	 * @param connections opens the connection to listen on
 	 */
-	public PolicyChangeListener(ReloadablePolicies policies, PolicyListenerConnectionFactory connections) {
-		this(policies, connections, Duration.ofMillis(500), Duration.ofMillis(250), Duration.ofSeconds(5));
+	public PolicyChangeListener(ReloadablePolicies policies, @Nullable ReloadableApiKeys apiKeys,
+			PolicyListenerConnectionFactory connections) {
+		this(policies, apiKeys, connections, Duration.ofMillis(500), Duration.ofMillis(250), Duration.ofSeconds(5));
 	}
 
 	/**
 	 * Creates a listener.
 	 * @param policies the policies to reload
+	 * @param apiKeys the API keys to reload, {@code null} when the key tier is off
 	 * @param connections opens the connection to listen on
 	 * @param pollTimeout how long one wait for notifications lasts, and so how long
 	 * {@link #stop()} may take
 	 * @param initialBackoff how long to wait before the first attempt to reconnect
 	 * @param maxBackoff the longest wait between attempts to reconnect
 	 */
-	public PolicyChangeListener(ReloadablePolicies policies, PolicyListenerConnectionFactory connections,
-			Duration pollTimeout, Duration initialBackoff, Duration maxBackoff) {
+	public PolicyChangeListener(ReloadablePolicies policies, @Nullable ReloadableApiKeys apiKeys,
+			PolicyListenerConnectionFactory connections, Duration pollTimeout, Duration initialBackoff,
+			Duration maxBackoff) {
 		Assert.notNull(policies, "policies must not be null");
 		Assert.notNull(connections, "connections must not be null");
 		Assert.isTrue(pollTimeout.toMillis() >= 1, () -> "pollTimeout must be at least 1ms: " + pollTimeout);
 		Assert.isTrue(initialBackoff.toMillis() >= 1, () -> "initialBackoff must be at least 1ms: " + initialBackoff);
 		Assert.isTrue(maxBackoff.compareTo(initialBackoff) >= 0,
 				() -> "maxBackoff must not be less than initialBackoff: " + maxBackoff);
-		this.policies = policies;
+		List<Subscription> subscriptions = new ArrayList<>();
+		subscriptions.add(new Subscription("rate limit policies", CHANNEL, "rate_limit_policy",
+				"V3__notify_policy_changes.sql", () -> reload(policies)));
+		if (apiKeys != null) {
+			subscriptions.add(new Subscription("API keys", API_KEY_CHANNEL, "rate_limit_api_key",
+					"V4__notify_api_key_changes.sql", () -> reload(apiKeys)));
+		}
+		this.subscriptions = List.copyOf(subscriptions);
 		this.connections = connections;
 		this.pollTimeout = pollTimeout;
 		this.initialBackoff = initialBackoff;
@@ -146,7 +164,7 @@ public class PolicyChangeListener implements SmartLifecycle {
 	}
 
 	/**
-	 * Returns whether a connection is listening for policy changes right now: false before
+	 * Returns whether a connection is listening for changes right now: false before
 	 * the first connection, while reconnecting, when stopped, and for good on a database
 	 * that is not PostgreSQL.
 	 * @return whether changes are being listened for
@@ -173,12 +191,12 @@ public class PolicyChangeListener implements SmartLifecycle {
 					return;
 				}
 				if (!failing) {
-					logger.warn("Not listening for rate limit policy changes (" + ex.getMessage() + "); reconnecting. "
+					logger.warn("Not listening for rate limit policy and API key changes (" + ex.getMessage() + "); reconnecting. "
 							+ "Until then changes arrive with the periodic refresh (ratelimit.policy.refresh-interval).");
 					failing = true;
 				}
 				else if (logger.isDebugEnabled()) {
-					logger.debug("Still not listening for rate limit policy changes: " + ex.getMessage());
+					logger.debug("Still not listening for rate limit policy and API key changes: " + ex.getMessage());
 				}
 				pause(backoff);
 				backoff = Math.min(backoff * 2, this.maxBackoff.toMillis());
@@ -195,17 +213,18 @@ public class PolicyChangeListener implements SmartLifecycle {
 	private boolean listenUntilStopped(boolean reconnecting) throws SQLException {
 		try (Connection connection = this.connections.connect()) {
 			if (connection == null) {
-				logger.info("Rate limit policy changes arrive with the periodic refresh only: the database is not "
+				logger.info("Rate limit policy and API key changes arrive with the periodic refresh only: the database is not "
 						+ "PostgreSQL, so there are no notifications to listen for");
 				return false;
 			}
-			PGConnection notifications = listen(connection);
+			PGConnection notifications = listen(connection, this.subscriptions);
 			this.listening = true;
 			if (reconnecting) {
-				logger.info("Listening for rate limit policy changes again");
+				logger.info("Listening for rate limit policy and API key changes again");
 			}
 			else if (logger.isDebugEnabled()) {
-				logger.debug("Listening for rate limit policy changes on channel " + CHANNEL);
+				logger.debug("Listening for rate limit changes on channels "
+						+ this.subscriptions.stream().map((subscription) -> subscription.channel).toList());
 			}
 			awaitNotifications(connection, notifications);
 			return true;
@@ -215,31 +234,43 @@ public class PolicyChangeListener implements SmartLifecycle {
 		}
 	}
 
-	private static PGConnection listen(Connection connection) throws SQLException {
+	private static PGConnection listen(Connection connection, List<Subscription> subscriptions)
+			throws SQLException {
 		// LISTEN inside an open transaction would take effect only at its commit.
 		connection.setAutoCommit(true);
 		try (Statement statement = connection.createStatement()) {
-			statement.execute("LISTEN " + CHANNEL);
+			for (Subscription subscription : subscriptions) {
+				statement.execute("LISTEN " + subscription.channel);
+			}
 		}
 		return connection.unwrap(PGConnection.class);
 	}
 
 	private void awaitNotifications(Connection connection, PGConnection notifications) throws SQLException {
-		// Changes committed before LISTEN took effect were announced to nobody.
-		boolean reloadOwed = true;
-		long retryAt = System.nanoTime();
-		long quietSince = retryAt;
+		long now = System.nanoTime();
+		for (Subscription subscription : this.subscriptions) {
+			// Changes committed before LISTEN took effect were announced to nobody.
+			subscription.owe(now);
+		}
+		long quietSince = now;
 		while (isCurrent()) {
-			if (reloadOwed && System.nanoTime() - retryAt >= 0) {
-				reloadOwed = !reload(connection);
-				retryAt = System.nanoTime() + RELOAD_RETRY.toNanos();
+			for (Subscription subscription : this.subscriptions) {
+				if (subscription.isDue(System.nanoTime())) {
+					reload(connection, subscription);
+				}
 			}
 			PGNotification[] received = notifications.getNotifications((int) this.pollTimeout.toMillis());
 			if (received != null && received.length > 0) {
-				// However many arrived, one reload reads every change they announce.
-				reloadOwed = true;
-				retryAt = System.nanoTime();
-				quietSince = retryAt;
+				now = System.nanoTime();
+				// However many arrived, one reload per table reads every change they announce.
+				for (PGNotification notification : received) {
+					for (Subscription subscription : this.subscriptions) {
+						if (subscription.channel.equals(notification.getName())) {
+							subscription.owe(now);
+						}
+					}
+				}
+				quietSince = now;
 			}
 			else if (System.nanoTime() - quietSince >= VALIDATION_INTERVAL.toNanos()) {
 				if (!connection.isValid(VALIDATION_TIMEOUT_SECONDS)) {
@@ -250,37 +281,52 @@ public class PolicyChangeListener implements SmartLifecycle {
 		}
 	}
 
-	private boolean reload(Connection connection) throws SQLException {
-		PolicyReloadResult result = this.policies.reload();
-		if (!result.succeeded()) {
-			return false;
+	private void reload(Connection connection, Subscription subscription) throws SQLException {
+		if (!subscription.reload.getAsBoolean()) {
+			subscription.failed(System.nanoTime());
+			return;
 		}
-		if (logger.isDebugEnabled()) {
+		subscription.paid();
+		if (!subscription.triggerChecked) {
+			checkTrigger(connection, subscription);
+		}
+	}
+
+	private static boolean reload(ReloadablePolicies policies) {
+		PolicyReloadResult result = policies.reload();
+		if (result.succeeded() && logger.isDebugEnabled()) {
 			logger.debug("Reloaded rate limit policies on notification: version " + result.snapshot().version());
 		}
-		if (!this.triggerChecked) {
-			checkTrigger(connection);
+		return result.succeeded();
+	}
+
+	private static boolean reload(ReloadableApiKeys apiKeys) {
+		boolean succeeded = apiKeys.reload();
+		if (succeeded && logger.isDebugEnabled()) {
+			logger.debug("Reloaded API keys on notification: " + apiKeys.size() + " active");
 		}
-		return true;
+		return succeeded;
 	}
 
 	/**
-	 * Warns once when the table exists but has no trigger, e.g. because the schema was
-	 * applied by hand without version 3: the listener would wait for nothing.
+	 * Warns once per table when it exists but has no trigger, e.g. because the schema was
+	 * applied by hand without the notifying version: the listener would wait for nothing.
 	 */
-	private void checkTrigger(Connection connection) throws SQLException {
-		try (Statement statement = connection.createStatement();
-				ResultSet result = statement.executeQuery(TRIGGER_QUERY)) {
+	private static void checkTrigger(Connection connection, Subscription subscription) throws SQLException {
+		String query = "SELECT EXISTS (SELECT 1 FROM pg_class WHERE relname = '" + subscription.table
+				+ "'), EXISTS (SELECT 1 FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid WHERE c.relname = '"
+				+ subscription.table + "' AND t.tgname = '" + subscription.channel + "')";
+		try (Statement statement = connection.createStatement(); ResultSet result = statement.executeQuery(query)) {
 			if (!result.next() || !result.getBoolean(1)) {
 				return;
 			}
-			this.triggerChecked = true;
+			subscription.triggerChecked = true;
 			if (!result.getBoolean(2)) {
-				logger.warn(Diagnostic.W009.message("The rate_limit_policy table has no '" + CHANNEL + "' trigger, "
-						+ "so policy changes reach this application only with the periodic refresh "
-						+ "(ratelimit.policy.refresh-interval). Apply the PostgreSQL migration "
-						+ "db/migration/postgresql/V3__notify_policy_changes.sql (ratelimit.schema.migrate=true does), "
-						+ "or set ratelimit.policy.notify.enabled=false."));
+				logger.warn(Diagnostic.W009.message("The " + subscription.table + " table has no '"
+						+ subscription.channel + "' trigger, so changes to the " + subscription.what
+						+ " reach this application only with the periodic refresh (ratelimit.policy.refresh-interval). "
+						+ "Apply the PostgreSQL migration db/migration/postgresql/" + subscription.migration
+						+ " (ratelimit.schema.migrate=true does), or set ratelimit.policy.notify.enabled=false."));
 			}
 		}
 	}
@@ -298,6 +344,62 @@ public class PolicyChangeListener implements SmartLifecycle {
 				}
 			}
 		}
+	}
+
+	/**
+	 * One table listened for: its channel, how to reload it, and the reload it is owed.
+	 * Used by the listening thread only.
+	 */
+	private static final class Subscription {
+
+		final String what;
+
+		final String channel;
+
+		final String table;
+
+		final String migration;
+
+		final BooleanSupplier reload;
+
+		private boolean owed;
+
+		private long dueAt;
+
+		private int failures;
+
+		boolean triggerChecked;
+
+		Subscription(String what, String channel, String table, String migration, BooleanSupplier reload) {
+			this.what = what;
+			this.channel = channel;
+			this.table = table;
+			this.migration = migration;
+			this.reload = reload;
+		}
+
+		void owe(long now) {
+			if (!this.owed || this.failures == 0) {
+				this.dueAt = now;
+			}
+			this.owed = true;
+		}
+
+		void failed(long now) {
+			long delay = RELOAD_RETRY.toNanos() << Math.min(this.failures, 5);
+			this.dueAt = now + Math.min(delay, MAX_RELOAD_RETRY.toNanos());
+			this.failures++;
+		}
+
+		void paid() {
+			this.owed = false;
+			this.failures = 0;
+		}
+
+		boolean isDue(long now) {
+			return this.owed && now - this.dueAt >= 0;
+		}
+
 	}
 
 }

@@ -3,6 +3,7 @@ package io.ratelimit.autoconfigure.notify;
 import javax.sql.DataSource;
 
 import io.ratelimit.autoconfigure.RateLimitAutoConfiguration;
+import io.ratelimit.core.identity.ReloadableApiKeys;
 import io.ratelimit.core.policy.ReloadablePolicies;
 import org.postgresql.PGConnection;
 
@@ -17,7 +18,7 @@ import org.springframework.boot.jdbc.autoconfigure.JdbcConnectionDetails;
 import org.springframework.context.annotation.Bean;
 
 /**
- * Reloads policies the moment they change, when the PostgreSQL driver is present and the
+ * Reloads policies and API keys the moment they change, when the PostgreSQL driver is present and the
  * policies come from a database. Whether the database is PostgreSQL is settled when the
  * listener connects, not here: the URL may come from a service connection, and the
  * database may be down at startup. On any other database the listener ends at once and
@@ -47,8 +48,8 @@ public class RateLimitPolicyNotifyAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	PolicyChangeListener rateLimitPolicyChangeListener(ReloadablePolicies policies,
-			PolicyListenerConnectionFactory connections) {
-		return new PolicyChangeListener(policies, connections);
+			ObjectProvider<ReloadableApiKeys> apiKeys, PolicyListenerConnectionFactory connections) {
+		return new PolicyChangeListener(policies, apiKeys.getIfAvailable(), connections);
 	}
 
 }

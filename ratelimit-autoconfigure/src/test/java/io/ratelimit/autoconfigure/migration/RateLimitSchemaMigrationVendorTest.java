@@ -25,8 +25,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The portable migrations plus each vendor's own: the same versions and a consistent
- * history on H2 and PostgreSQL, fresh or upgraded from version 2, and on PostgreSQL a
- * trigger that announces each changing statement once.
+ * history on H2 and PostgreSQL, fresh or upgraded from version 2, and on PostgreSQL
+ * triggers that announce each changing statement once, on each table's own channel.
  */
 class RateLimitSchemaMigrationVendorTest {
 
@@ -37,7 +37,7 @@ class RateLimitSchemaMigrationVendorTest {
 	static final PostgresDatabase upgraded = TestPostgres.newDatabase();
 
 	@Test
-	void migrateWhenH2ThenVersionThreeIsRecordedAndChangesNothing() {
+	void migrateWhenH2ThenNotifyVersionsAreRecordedAndChangeNothing() {
 		JdbcDataSource dataSource = new JdbcDataSource();
 		dataSource.setURL("jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
 
@@ -46,8 +46,10 @@ class RateLimitSchemaMigrationVendorTest {
 		new RateLimitSchemaMigration(dataSource).afterPropertiesSet();
 
 		assertThat(history(dataSource)).containsExactly("1 V1__create_rate_limit_tables.sql true",
-				"2 V2__add_policy_scope.sql true", "3 V3__notify_policy_changes.sql true");
+				"2 V2__add_policy_scope.sql true", "3 V3__notify_policy_changes.sql true",
+				"4 V4__notify_api_key_changes.sql true");
 		new JdbcTemplate(dataSource).update("INSERT INTO rate_limit_policy (endpoint, rps_limit) VALUES ('default', 1)");
+		new JdbcTemplate(dataSource).update("INSERT INTO rate_limit_api_key (key_hash, principal) VALUES ('h', 'p')");
 	}
 
 	@Test
@@ -58,7 +60,8 @@ class RateLimitSchemaMigrationVendorTest {
 		new RateLimitSchemaMigration(dataSource).afterPropertiesSet();
 
 		assertThat(history(dataSource)).containsExactly("1 V1__create_rate_limit_tables.sql true",
-				"2 V2__add_policy_scope.sql true", "3 V3__notify_policy_changes.sql true");
+				"2 V2__add_policy_scope.sql true", "3 V3__notify_policy_changes.sql true",
+				"4 V4__notify_api_key_changes.sql true");
 		try (Connection listener = fresh.connect(); Connection writer = fresh.connect()) {
 			try (Statement listen = listener.createStatement()) {
 				listen.execute("LISTEN " + PolicyChangeListener.CHANNEL);
@@ -72,10 +75,22 @@ class RateLimitSchemaMigrationVendorTest {
 			// Other tables stay quiet.
 			assertThat(notificationsAfter(listener, writer, "DELETE FROM rate_limit_api_key")).isZero();
 		}
+		try (Connection listener = fresh.connect(); Connection writer = fresh.connect()) {
+			try (Statement listen = listener.createStatement()) {
+				listen.execute("LISTEN " + PolicyChangeListener.API_KEY_CHANNEL);
+			}
+			assertThat(notificationsAfter(listener, writer, "INSERT INTO rate_limit_api_key (key_hash, principal) "
+					+ "VALUES ('a', 'p'), ('b', 'p'), ('c', 'p')")).isOne();
+			assertThat(notificationsAfter(listener, writer, "UPDATE rate_limit_api_key SET active = false")).isOne();
+			assertThat(notificationsAfter(listener, writer, "DELETE FROM rate_limit_api_key WHERE key_hash = 'a'"))
+				.isOne();
+			assertThat(notificationsAfter(listener, writer, "TRUNCATE rate_limit_api_key")).isOne();
+			assertThat(notificationsAfter(listener, writer, "DELETE FROM rate_limit_policy")).isZero();
+		}
 	}
 
 	@Test
-	void migrateWhenPostgresAtVersionTwoThenUpgradesToThreeWithConsistentHistory() {
+	void migrateWhenPostgresAtVersionTwoThenUpgradesToFourWithConsistentHistory() {
 		DataSource dataSource = dataSource(upgraded);
 		// A database the previous release migrated: versions 1 and 2 under the same script names.
 		Flyway.configure()
@@ -89,10 +104,11 @@ class RateLimitSchemaMigrationVendorTest {
 		new RateLimitSchemaMigration(dataSource).afterPropertiesSet();
 
 		assertThat(history(dataSource)).containsExactly("1 V1__create_rate_limit_tables.sql true",
-				"2 V2__add_policy_scope.sql true", "3 V3__notify_policy_changes.sql true");
-		assertThat(new JdbcTemplate(dataSource).queryForObject(
-				"SELECT count(*) FROM pg_trigger WHERE tgname = '" + PolicyChangeListener.CHANNEL + "'", Integer.class))
-			.isOne();
+				"2 V2__add_policy_scope.sql true", "3 V3__notify_policy_changes.sql true",
+				"4 V4__notify_api_key_changes.sql true");
+		assertThat(new JdbcTemplate(dataSource).queryForList("SELECT tgname FROM pg_trigger WHERE tgname IN ('"
+				+ PolicyChangeListener.CHANNEL + "', '" + PolicyChangeListener.API_KEY_CHANNEL + "')", String.class))
+			.containsExactlyInAnyOrder(PolicyChangeListener.CHANNEL, PolicyChangeListener.API_KEY_CHANNEL);
 	}
 
 	private static int notificationsAfter(Connection listener, Connection writer, String sql) throws SQLException {

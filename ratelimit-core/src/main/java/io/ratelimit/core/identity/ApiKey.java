@@ -5,7 +5,7 @@ import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
- * An API key as the key store holds it: never the key, only its keyed hash.
+ * An API key as the key table holds it: never the key, only its keyed hash.
  *
  * @param keyHash the lower-case hex HMAC-SHA256 of the key (see {@link KeyedHasher})
  * @param principal the stable principal id the key belongs to

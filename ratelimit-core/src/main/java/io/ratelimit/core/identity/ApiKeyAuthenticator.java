@@ -1,96 +1,53 @@
 package io.ratelimit.core.identity;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.time.Duration;
 import java.util.List;
-import java.util.concurrent.atomic.LongAdder;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
-import io.ratelimit.core.TimeSource;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The API-key tier: strict header syntax, then bounded caches of known and refused keys,
- * then the {@link ApiKeyStore}, asked by keyed hash. The refused cache keeps a client
- * repeating one bad key from reaching the store on every request; its short life lets a
- * newly issued key start working quickly.
+ * The API-key tier: strict header syntax, then the keyed hash of the key, looked up in the
+ * keys held in memory. Nothing here waits for anything: a key the set does not hold is
+ * unknown at once, however many invented keys arrive and whatever state the database is in.
  */
 final class ApiKeyAuthenticator {
 
 	private static final int MAX_KEY_LENGTH = 256;
 
-	private final ApiKeyStore store;
+	private final ReloadableApiKeys keys;
 
 	private final KeyedHasher hasher;
 
 	private final String headerName;
 
-	private final Cache<String, ApiKey> known;
-
-	private final Cache<String, Boolean> refused;
-
-	private final LongAdder storeFailures = new LongAdder();
-
-	ApiKeyAuthenticator(ApiKeyStore store, KeyedHasher hasher, String headerName, TimeSource time, long maximumSize,
-			Duration knownTtl, Duration refusedTtl) {
-		this.store = store;
+	ApiKeyAuthenticator(ReloadableApiKeys keys, KeyedHasher hasher, String headerName) {
+		this.keys = keys;
 		this.hasher = hasher;
 		this.headerName = headerName;
-		this.known = newCache(time, maximumSize, knownTtl);
-		this.refused = newCache(time, maximumSize, refusedTtl);
 	}
 
 	String headerName() {
 		return this.headerName;
 	}
 
-	long storeFailures() {
-		return this.storeFailures.sum();
-	}
-
 	/**
 	 * @param values every line of the API-key header
-	 * @return the active key, or {@code null} if none was presented or it is not valid
+	 * @return the owner of the active key, or {@code null} if none was presented or it is
+	 * not an active key
 	 */
-	@Nullable ApiKey authenticate(List<String> values) {
+	@Nullable AuthenticatedPrincipal authenticate(List<String> values) {
 		if (values.size() != 1 || !isWellFormed(values.get(0))) {
 			return null;
 		}
-		String hash = this.hasher.hashHex(values.get(0));
-		ApiKey key = this.known.getIfPresent(hash);
-		if (key != null) {
-			return key;
-		}
-		if (this.refused.getIfPresent(hash) != null) {
+		ApiKeyDirectory directory = this.keys.current();
+		if (directory.size() == 0) {
 			return null;
 		}
-		ApiKey stored;
-		try {
-			stored = this.store.findByHash(hash);
-		}
-		catch (RuntimeException ex) {
-			// The store is unreachable: limit by network identity, and cache nothing so the
-			// key works again as soon as the store answers.
-			this.storeFailures.increment();
-			return null;
-		}
-		if (stored != null && stored.active() && sameHash(stored.keyHash(), hash)) {
-			this.known.put(hash, stored);
-			return stored;
-		}
-		this.refused.put(hash, Boolean.TRUE);
-		return null;
-	}
-
-	private static boolean sameHash(String stored, String presented) {
-		return MessageDigest.isEqual(stored.getBytes(StandardCharsets.US_ASCII),
-				presented.getBytes(StandardCharsets.US_ASCII));
+		int index = directory.indexOf(this.hasher.hash(values.get(0)));
+		return (index >= 0) ? new AuthenticatedPrincipal(directory.principal(index), directory.tenant(index)) : null;
 	}
 
 	/**
-	 * Visible ASCII only: anything else cannot be a key we issued, and is not worth a lookup.
+	 * Visible ASCII only: anything else cannot be a key we issued, and is not worth a hash.
 	 */
 	private static boolean isWellFormed(String key) {
 		if (key.isEmpty() || key.length() > MAX_KEY_LENGTH) {
@@ -103,15 +60,6 @@ final class ApiKeyAuthenticator {
 			}
 		}
 		return true;
-	}
-
-	private static <V> Cache<String, V> newCache(TimeSource time, long maximumSize, Duration ttl) {
-		return Caffeine.newBuilder()
-			.maximumSize(maximumSize)
-			.expireAfterWrite(ttl)
-			.ticker(time::nanoTime)
-			.executor(Runnable::run)
-			.build();
 	}
 
 }

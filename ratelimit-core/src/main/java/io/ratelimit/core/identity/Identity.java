@@ -52,7 +52,7 @@ public record Identity(Source source, @Nullable String principal, @Nullable Stri
 		/** A bearer token whose signature and expiry were verified. */
 		TOKEN,
 
-		/** An API key found active in the key store. */
+		/** An API key found among the active keys. */
 		API_KEY,
 
 		/** The client network identity alone. */

@@ -14,7 +14,7 @@ import org.jspecify.annotations.Nullable;
  * verification is not an identity; the request simply falls through to the next tier, so
  * inventing credentials never earns a fresh budget.
  * <p>
- * Built with {@link #builder()}; without a token verifier or key store the respective tier
+ * Built with {@link #builder()}; without a token verifier or API keys the respective tier
  * is skipped. Thread-safe.
  */
 public final class IdentityResolver {
@@ -32,10 +32,8 @@ public final class IdentityResolver {
 		this.principals = builder.principals;
 		this.tokens = (builder.tokenVerifier != null) ? new TokenAuthenticator(builder.tokenVerifier, builder.time,
 				builder.tokenCacheSize, builder.tokenCacheMaximumAge) : null;
-		this.apiKeys = (builder.apiKeyStore != null && builder.apiKeyHasher != null)
-				? new ApiKeyAuthenticator(builder.apiKeyStore, builder.apiKeyHasher, builder.apiKeyHeader, builder.time,
-						builder.apiKeyCacheSize, builder.apiKeyKnownTtl, builder.apiKeyRefusedTtl)
-				: null;
+		this.apiKeys = (builder.apiKeys != null && builder.apiKeyHasher != null)
+				? new ApiKeyAuthenticator(builder.apiKeys, builder.apiKeyHasher, builder.apiKeyHeader) : null;
 	}
 
 	/**
@@ -72,9 +70,9 @@ public final class IdentityResolver {
 			}
 		}
 		if (this.apiKeys != null) {
-			ApiKey key = this.apiKeys.authenticate(request.headers(this.apiKeys.headerName()));
+			AuthenticatedPrincipal key = this.apiKeys.authenticate(request.headers(this.apiKeys.headerName()));
 			if (key != null) {
-				return new Identity(Identity.Source.API_KEY, key.principal(), key.tenant(), network);
+				return new Identity(Identity.Source.API_KEY, key.name(), key.tenant(), network);
 			}
 		}
 		return Identity.anonymous(network);
@@ -88,14 +86,6 @@ public final class IdentityResolver {
 	 */
 	public Identity resolveAnonymous(RateLimitRequest request) {
 		return Identity.anonymous(network(request));
-	}
-
-	/**
-	 * Returns how many API-key lookups failed because the key store threw.
-	 * @return the number of key store failures since start
-	 */
-	public long apiKeyStoreFailures() {
-		return (this.apiKeys != null) ? this.apiKeys.storeFailures() : 0;
 	}
 
 	private @Nullable AuthenticatedPrincipal authenticatedPrincipal(RateLimitRequest request) {
@@ -132,17 +122,11 @@ public final class IdentityResolver {
 
 		private Duration tokenCacheMaximumAge = Duration.ofMinutes(5);
 
-		private @Nullable ApiKeyStore apiKeyStore;
+		private @Nullable ReloadableApiKeys apiKeys;
 
 		private @Nullable KeyedHasher apiKeyHasher;
 
 		private String apiKeyHeader = "X-API-Key";
-
-		private long apiKeyCacheSize = 10_000;
-
-		private Duration apiKeyKnownTtl = Duration.ofSeconds(60);
-
-		private Duration apiKeyRefusedTtl = Duration.ofSeconds(10);
 
 		private Builder() {
 		}
@@ -158,7 +142,7 @@ public final class IdentityResolver {
 		}
 
 		/**
-		 * Sets the clock of the token and key caches.
+		 * Sets the clock of the token cache.
 		 * @param time the time source
 		 * @return this builder
 		 */
@@ -202,12 +186,12 @@ public final class IdentityResolver {
 
 		/**
 		 * Enables the API-key tier.
-		 * @param store the key store
-		 * @param keyHasher the hasher the store's key hashes were made with
+		 * @param keys the active keys, held in memory
+		 * @param keyHasher the hasher the keys' hashes were made with
 		 * @return this builder
 		 */
-		public Builder apiKeys(ApiKeyStore store, KeyedHasher keyHasher) {
-			this.apiKeyStore = Objects.requireNonNull(store, "store must not be null");
+		public Builder apiKeys(ReloadableApiKeys keys, KeyedHasher keyHasher) {
+			this.apiKeys = Objects.requireNonNull(keys, "keys must not be null");
 			this.apiKeyHasher = Objects.requireNonNull(keyHasher, "keyHasher must not be null");
 			return this;
 		}
@@ -223,22 +207,6 @@ public final class IdentityResolver {
 				throw new IllegalArgumentException("The API key header name must not be blank");
 			}
 			this.apiKeyHeader = headerName;
-			return this;
-		}
-
-		/**
-		 * Bounds the caches of known and refused API keys.
-		 * @param maximumSize maximum entries of each cache
-		 * @param knownTtl how long an active key is trusted without asking the store, and so
-		 * how long a deactivated key keeps working
-		 * @param refusedTtl how long an unknown or inactive key is refused without asking the
-		 * store, and so how long a newly issued key may wait
-		 * @return this builder
-		 */
-		public Builder apiKeyCache(long maximumSize, Duration knownTtl, Duration refusedTtl) {
-			this.apiKeyCacheSize = requirePositive(maximumSize, "API key cache maximum size");
-			this.apiKeyKnownTtl = requirePositive(knownTtl, "API key cache time-to-live");
-			this.apiKeyRefusedTtl = requirePositive(refusedTtl, "refused API key cache time-to-live");
 			return this;
 		}
 

@@ -8,6 +8,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A row of {@code rate_limit_api_key}, read-only: the keyed hash of a key, never the key.
+ * Mapped for queries only; they select its fields as
+ * {@link io.ratelimit.core.identity.ApiKey} values, never the entity itself.
  */
 @Entity
 @Table(name = "rate_limit_api_key")
@@ -27,22 +29,6 @@ public class ApiKeyEntity {
 	private boolean active;
 
 	protected ApiKeyEntity() {
-	}
-
-	public String getKeyHash() {
-		return this.keyHash;
-	}
-
-	public String getPrincipal() {
-		return this.principal;
-	}
-
-	public @Nullable String getProjectId() {
-		return this.projectId;
-	}
-
-	public boolean isActive() {
-		return this.active;
 	}
 
 }

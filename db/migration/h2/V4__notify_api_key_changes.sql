@@ -1,0 +1,4 @@
+-- Deliberately empty. On PostgreSQL, version 4 adds the trigger that notifies replicas of
+-- API key changes (postgresql/V4__notify_api_key_changes.sql). H2 has no LISTEN/NOTIFY, so
+-- here the periodic refresh is the only way key changes arrive; this file keeps the schema
+-- version the same on every database.
