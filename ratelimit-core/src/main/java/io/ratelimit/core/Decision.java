@@ -46,8 +46,16 @@ public final class Decision {
 
 	private final long legacyResetEpochSeconds;
 
+	private final @Nullable LoginAttempt attempt;
+
 	private Decision(Outcome outcome, EndpointTemplate endpoint, Policy policy, List<Quota> quotas,
 			long legacyNowMillis) {
+		this(outcome, endpoint, policy, quotas, legacyNowMillis, null);
+	}
+
+	private Decision(Outcome outcome, EndpointTemplate endpoint, Policy policy, List<Quota> quotas,
+			long legacyNowMillis, @Nullable LoginAttempt attempt) {
+		this.attempt = attempt;
 		this.outcome = outcome;
 		this.endpoint = endpoint;
 		this.policy = policy;
@@ -93,13 +101,34 @@ public final class Decision {
 	 * @return the decision
 	 */
 	static Decision of(EndpointTemplate endpoint, Policy policy, List<Quota> quotas, long legacyNowMillis) {
+		return of(endpoint, policy, quotas, legacyNowMillis, null);
+	}
+
+	/**
+	 * Returns the decision for the buckets a login attempt was charged to.
+	 * @param attempt the attempt, kept only if every bucket admitted it (a refused attempt
+	 * never reaches the application, so it has no outcome to tell)
+	 * @see #of(EndpointTemplate, Policy, List, long)
+	 */
+	static Decision of(EndpointTemplate endpoint, Policy policy, List<Quota> quotas, long legacyNowMillis,
+			@Nullable LoginAttempt attempt) {
 		boolean refused = false;
 		for (Quota quota : quotas) {
 			refused |= quota.refused();
 		}
 		Outcome outcome = !refused ? Outcome.ALLOWED
 				: (policy.mode() == PolicyMode.ENFORCE) ? Outcome.REJECTED : Outcome.SHADOW_REJECTED;
-		return new Decision(outcome, endpoint, policy, List.copyOf(quotas), legacyNowMillis);
+		return new Decision(outcome, endpoint, policy, List.copyOf(quotas), legacyNowMillis,
+				refused ? null : attempt);
+	}
+
+	/**
+	 * Returns the attempt on a sensitive endpoint that this decision admitted, whose
+	 * outcome the web integration reports once the application has answered.
+	 * @return the attempt, or {@code null} if the request is no admitted login attempt
+	 */
+	public @Nullable LoginAttempt attempt() {
+		return this.attempt;
 	}
 
 	/**

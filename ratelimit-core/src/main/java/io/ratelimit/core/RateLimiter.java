@@ -13,6 +13,7 @@ import io.ratelimit.core.bucket.EndpointWeights;
 import io.ratelimit.core.bucket.LocalBucketStore;
 import io.ratelimit.core.endpoint.EndpointResolver;
 import io.ratelimit.core.endpoint.EndpointTemplate;
+import io.ratelimit.core.identity.DeviceTokens;
 import io.ratelimit.core.identity.IdentifierExtractor;
 import io.ratelimit.core.identity.Identity;
 import io.ratelimit.core.identity.IdentityResolver;
@@ -53,6 +54,8 @@ public final class RateLimiter {
 
 	private final Map<EndpointTemplate, IdentifierExtractor> sensitiveEndpoints;
 
+	private final @Nullable TrustedDevices devices;
+
 	private RateLimiter(Builder builder) {
 		this.endpoints = builder.endpoints;
 		this.identities = builder.identities;
@@ -65,6 +68,7 @@ public final class RateLimiter {
 		this.legacyHeaders = builder.legacyHeaders;
 		this.rejectUnknownEndpoints = builder.rejectUnknownEndpoints;
 		this.sensitiveEndpoints = Map.copyOf(builder.sensitiveEndpoints);
+		this.devices = builder.devices;
 	}
 
 	/**
@@ -99,11 +103,20 @@ public final class RateLimiter {
 		BucketKey client = this.keys.keyFor(endpoint, identity);
 		BucketStore store = policy.isGlobal() ? this.globalBuckets : this.buckets;
 		IdentifierExtractor sensitive = this.sensitiveEndpoints.get(endpoint);
-		List<Quota> quotas = (sensitive == null)
-				? List.of(Quota.of(policy.name(), limits, store.tryConsume(client, limits, weight)))
-				: new DualBucket(store).consume(client, this.keys.identifierKeyFor(endpoint, extract(sensitive, request),
-						identity), policy.name(), limits, weight);
-		return Decision.of(endpoint, policy, quotas, this.legacyHeaders ? this.time.currentTimeMillis() : -1);
+		long legacyNow = this.legacyHeaders ? this.time.currentTimeMillis() : -1;
+		if (sensitive == null) {
+			return Decision.of(endpoint, policy,
+					List.of(Quota.of(policy.name(), limits, store.tryConsume(client, limits, weight))), legacyNow);
+		}
+		SubmittedIdentifier account = extract(sensitive, request);
+		String device = (this.devices != null && account.value() != null)
+				? this.devices.tokens().verify(this.devices.read(request), account.value()) : null;
+		BucketKey accountBucket = (device != null) ? this.keys.deviceKeyFor(endpoint, account, device)
+				: this.keys.identifierKeyFor(endpoint, account, identity);
+		List<Quota> quotas = new DualBucket(store).consume(client, accountBucket, policy.name(), limits, weight);
+		LoginAttempt attempt = (account.value() != null) ? new LoginAttempt(store, accountBucket, limits, weight,
+				account.value(), (this.devices != null && device == null) ? this.devices.tokens() : null) : null;
+		return Decision.of(endpoint, policy, quotas, legacyNow, attempt);
 	}
 
 	private static SubmittedIdentifier extract(IdentifierExtractor extractor, RateLimitRequest request) {
@@ -184,6 +197,8 @@ public final class RateLimiter {
 		private boolean rejectUnknownEndpoints;
 
 		private final Map<EndpointTemplate, IdentifierExtractor> sensitiveEndpoints = new HashMap<>();
+
+		private @Nullable TrustedDevices devices;
 
 		private Builder(EndpointResolver endpoints, ReloadablePolicies policies) {
 			this.endpoints = Objects.requireNonNull(endpoints, "endpoints must not be null");
@@ -291,6 +306,22 @@ public final class RateLimiter {
 				throw new IllegalArgumentException("Only real endpoints can be sensitive, not '" + endpoint + "'");
 			}
 			this.sensitiveEndpoints.put(endpoint, identifiers);
+			return this;
+		}
+
+		/**
+		 * Gives sensitive endpoints trusted devices: a successful attempt earns a device
+		 * token, and a later attempt on the same account with a valid token is charged to
+		 * that device's own bucket instead of the account's shared one, so guessing an
+		 * account's password from elsewhere does not lock its owner out. The client's bucket
+		 * applies as always.
+		 * @param tokens signs and verifies the tokens
+		 * @param header the request header a client without cookies sends its token in
+		 * @param cookie the cookie a browser sends its token in
+		 * @return this builder
+		 */
+		public Builder trustedDevices(DeviceTokens tokens, String header, String cookie) {
+			this.devices = new TrustedDevices(tokens, header, cookie);
 			return this;
 		}
 

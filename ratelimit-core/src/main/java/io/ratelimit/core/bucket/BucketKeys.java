@@ -103,6 +103,19 @@ public final class BucketKeys {
 		return BucketKey.fromHash(this.hasher.hash(endpoint.toString(), "identifier", value));
 	}
 
+	/**
+	 * Returns the key of the bucket one trusted device of an account has on a sensitive
+	 * endpoint, apart from the account's shared bucket.
+	 * @param endpoint the sensitive endpoint
+	 * @param identifier the account identifier, readable
+	 * @param deviceId the device id of a verified device token of that account
+	 * @return the bucket key
+	 */
+	public BucketKey deviceKeyFor(EndpointTemplate endpoint, SubmittedIdentifier identifier, String deviceId) {
+		String value = Objects.requireNonNull(identifier.value(), "a device belongs to a readable identifier");
+		return BucketKey.fromHash(this.hasher.hash(endpoint.toString(), "device", value, deviceId));
+	}
+
 	private record RecentKey(EndpointTemplate endpoint, Identity identity, BucketKey key) {
 	}
 
