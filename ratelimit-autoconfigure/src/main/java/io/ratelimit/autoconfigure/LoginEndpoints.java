@@ -1,8 +1,12 @@
 package io.ratelimit.autoconfigure;
 
 import io.ratelimit.autoconfigure.web.BodyIdentifierExtractor;
+import io.ratelimit.autoconfigure.web.LoginOutcomes;
 import io.ratelimit.core.RateLimiter;
+import io.ratelimit.core.TimeSource;
 import io.ratelimit.core.endpoint.EndpointTemplate;
+import io.ratelimit.core.identity.DeviceTokens;
+import io.ratelimit.core.identity.KeyedHasher;
 
 import org.springframework.util.ClassUtils;
 
@@ -52,7 +56,36 @@ final class LoginEndpoints {
 			builder.sensitiveEndpoint(endpoint,
 					new BodyIdentifierExtractor(field, (int) maxBody, login.getMaxJsonDepth()));
 		}
+		RateLimitProperties.Login.Device device = login.getDevice();
+		String secret = device.getSecret();
+		if (secret != null) {
+			try {
+				builder.trustedDevices(new DeviceTokens(KeyedHasher.withSecret(secret), device.getLifetime(),
+						TimeSource.system()), device.getHeader(), device.getCookieName());
+			}
+			catch (IllegalArgumentException ex) {
+				throw new IllegalArgumentException("ratelimit.login.device.*: " + ex.getMessage(), ex);
+			}
+		}
 		return builder;
+	}
+
+	/**
+	 * Returns which answers of a login endpoint mean success, and how the device tokens
+	 * they earn reach the client.
+	 * @throws IllegalArgumentException naming the status entry that cannot work
+	 */
+	static LoginOutcomes outcomes(RateLimitProperties.Login login) {
+		LoginOutcomes outcomes = LoginOutcomes.of(login.getSuccessStatuses());
+		RateLimitProperties.Login.Device device = login.getDevice();
+		if (device.getSecret() == null) {
+			return outcomes;
+		}
+		return switch (device.getTransport()) {
+			case COOKIE -> outcomes.withCookie(device.getCookieName(), device.isCookieSecure(),
+					device.getCookieSameSite(), device.getCookiePath(), device.getLifetime());
+			case HEADER -> outcomes.withHeader(device.getHeader());
+		};
 	}
 
 }

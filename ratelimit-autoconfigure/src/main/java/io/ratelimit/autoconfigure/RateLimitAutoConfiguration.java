@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.ratelimit.autoconfigure.RateLimitProperties.FilterPosition;
+import io.ratelimit.autoconfigure.web.LoginOutcomes;
 import io.ratelimit.autoconfigure.web.MvcEndpointResolver;
 import io.ratelimit.autoconfigure.web.MvcEndpointTemplates;
 import io.ratelimit.autoconfigure.web.RateLimitFilter;
@@ -174,8 +175,10 @@ public class RateLimitAutoConfiguration {
 	@ConditionalOnMissingBean(name = "rateLimitFilterRegistration")
 	FilterRegistrationBean<RateLimitFilter> rateLimitFilterRegistration(RateLimiter limiter,
 			RateLimitProperties properties, ObjectProvider<RateLimitFilterListener> listeners) {
+		LoginOutcomes logins = InvalidRateLimitPropertyException.check("ratelimit.login.success-statuses",
+				() -> LoginEndpoints.outcomes(properties.getLogin()));
 		RateLimitFilter filter = new RateLimitFilter(limiter, properties.getFailureMode(),
-				RateLimitFilterListener.of(listeners.orderedStream().toList()));
+				RateLimitFilterListener.of(listeners.orderedStream().toList()), logins);
 		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(filter);
 		// REQUEST only: error and async dispatches of a request were charged already.
 		registration.setDispatcherTypes(DispatcherType.REQUEST);

@@ -492,6 +492,30 @@ public class RateLimitProperties {
 		 */
 		private int maxJsonDepth = 16;
 
+		/**
+		 * Response statuses that mean a login succeeded, as statuses or ranges such as
+		 * '200-299'. A successful attempt is refunded to the account's bucket (and earns a
+		 * device token when trusted devices are on); any other answer keeps the charge.
+		 */
+		private List<String> successStatuses = new ArrayList<>(List.of("200-299"));
+
+		/**
+		 * Trusted devices of login endpoints.
+		 */
+		private final Device device = new Device();
+
+		public List<String> getSuccessStatuses() {
+			return this.successStatuses;
+		}
+
+		public void setSuccessStatuses(List<String> successStatuses) {
+			this.successStatuses = successStatuses;
+		}
+
+		public Device getDevice() {
+			return this.device;
+		}
+
 		public List<String> getEndpoints() {
 			return this.endpoints;
 		}
@@ -514,6 +538,135 @@ public class RateLimitProperties {
 
 		public void setMaxJsonDepth(int maxJsonDepth) {
 			this.maxJsonDepth = maxJsonDepth;
+		}
+
+		/**
+		 * Trusted devices: a client that logged in successfully gets a signed token for the
+		 * account, and its later attempts on that account are counted apart from everyone
+		 * else's, so guessing the account's password elsewhere does not lock it out.
+		 */
+		public static class Device {
+
+			/**
+			 * Secret device tokens are signed with (HMAC-SHA256), at least 16 bytes. Trusted
+			 * devices are off until it is set; changing it revokes every token.
+			 */
+			private @Nullable String secret;
+
+			/**
+			 * How long a device token stays valid after the login that earned it.
+			 */
+			private Duration lifetime = Duration.ofDays(30);
+
+			/**
+			 * How a successful login hands out the token: as a cookie (browsers), or in a
+			 * response header for API clients that keep no cookies. Tokens are accepted
+			 * from either.
+			 */
+			private Transport transport = Transport.COOKIE;
+
+			/**
+			 * Name of the cookie that carries the token.
+			 */
+			private String cookieName = "ratelimit_device";
+
+			/**
+			 * Whether the cookie is marked Secure (sent over HTTPS only).
+			 */
+			private boolean cookieSecure = true;
+
+			/**
+			 * SameSite attribute of the cookie.
+			 */
+			private String cookieSameSite = "Strict";
+
+			/**
+			 * Path attribute of the cookie.
+			 */
+			private String cookiePath = "/";
+
+			/**
+			 * Name of the request and response header that carries the token.
+			 */
+			private String header = "RateLimit-Device";
+
+			public @Nullable String getSecret() {
+				return this.secret;
+			}
+
+			public void setSecret(@Nullable String secret) {
+				this.secret = secret;
+			}
+
+			public Duration getLifetime() {
+				return this.lifetime;
+			}
+
+			public void setLifetime(Duration lifetime) {
+				this.lifetime = lifetime;
+			}
+
+			public Transport getTransport() {
+				return this.transport;
+			}
+
+			public void setTransport(Transport transport) {
+				this.transport = transport;
+			}
+
+			public String getCookieName() {
+				return this.cookieName;
+			}
+
+			public void setCookieName(String cookieName) {
+				this.cookieName = cookieName;
+			}
+
+			public boolean isCookieSecure() {
+				return this.cookieSecure;
+			}
+
+			public void setCookieSecure(boolean cookieSecure) {
+				this.cookieSecure = cookieSecure;
+			}
+
+			public String getCookieSameSite() {
+				return this.cookieSameSite;
+			}
+
+			public void setCookieSameSite(String cookieSameSite) {
+				this.cookieSameSite = cookieSameSite;
+			}
+
+			public String getCookiePath() {
+				return this.cookiePath;
+			}
+
+			public void setCookiePath(String cookiePath) {
+				this.cookiePath = cookiePath;
+			}
+
+			public String getHeader() {
+				return this.header;
+			}
+
+			public void setHeader(String header) {
+				this.header = header;
+			}
+
+		}
+
+		/**
+		 * How a device token reaches the client.
+		 */
+		public enum Transport {
+
+			/** A {@code Set-Cookie}: HttpOnly, Secure and SameSite by default. */
+			COOKIE,
+
+			/** A response header, for API clients that keep no cookies. */
+			HEADER
+
 		}
 
 	}

@@ -36,7 +36,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The dual-bucket login control over HTTP: the client's bucket and the submitted
  * account's bucket must both admit a login, the body is read only within its limits, and
- * the application always receives it whole. The login policy holds 10 attempts per bucket
+ * the application always receives it whole. Every login here fails (401, a wrong
+ * password), so every attempt keeps its charge. The login policy holds 10 attempts per bucket
  * and refills one every 10 seconds, so no refill blurs the counts.
  */
 @SpringBootTest(classes = TestShopApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
@@ -116,7 +117,7 @@ class LoginProtectionEndToEndTest {
 
 		HttpResponse<String> response = loginJson(newAddress(), body);
 
-		assertThat(response.statusCode()).isEqualTo(200);
+		assertThat(response.statusCode()).isEqualTo(401);
 		assertThat(response.body()).isEqualTo("received " + body.length());
 		assertThat(response.headers().firstValue("RateLimit"))
 			.hasValue("\"POST /api/login\";r=9;t=10, \"POST /api/login identifier\";r=9;t=10");
@@ -126,7 +127,7 @@ class LoginProtectionEndToEndTest {
 	void loginWhenManyAddressesGuessOneAccountThenTheAccountsBucketStopsThem() {
 		int admitted = 0;
 		for (int i = 0; i < 25; i++) {
-			admitted += (loginJson(newAddress(), credentials("victim")).statusCode() == 200) ? 1 : 0;
+			admitted += (loginJson(newAddress(), credentials("victim")).statusCode() == 401) ? 1 : 0;
 		}
 
 		assertThat(admitted).isEqualTo(10);
@@ -152,7 +153,7 @@ class LoginProtectionEndToEndTest {
 		String from = newAddress();
 		String oversized = "{\"username\":\"someone\",\"padding\":\"" + "x".repeat(2000) + "\"}";
 		HttpResponse<String> large = loginJson(from, oversized);
-		assertThat(large.statusCode()).isEqualTo(200);
+		assertThat(large.statusCode()).isEqualTo(401);
 		assertThat(large.body()).isEqualTo("received " + oversized.length());
 		assertThat(large.headers().firstValue("RateLimit")).hasValue("\"POST /api/login\";r=9;t=10, \"POST /api/login identifier\";r=9;t=10");
 
@@ -181,7 +182,7 @@ class LoginProtectionEndToEndTest {
 
 		// The server served the next request from that client, charged to its unreadable bucket.
 		HttpResponse<String> next = loginJson(from, "garbage");
-		assertThat(next.statusCode()).isEqualTo(200);
+		assertThat(next.statusCode()).isEqualTo(401);
 		assertThat(next.headers().firstValue("RateLimit").orElseThrow()).contains("identifier\";r=");
 		// Nothing of the limiter's complains about the broken request.
 		assertThat(output.getAll().lines().filter((line) -> line.contains("ERROR") || line.contains("Exception")))

@@ -5,6 +5,7 @@ import java.util.Objects;
 
 import io.ratelimit.autoconfigure.RateLimitProperties.FailureMode;
 import io.ratelimit.core.Decision;
+import io.ratelimit.core.LoginAttempt;
 import io.ratelimit.core.RateLimiter;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
@@ -30,16 +31,33 @@ public class RateLimitFilter extends OncePerRequestFilter {
 
 	private final RateLimitFilterListener listener;
 
+	private final LoginOutcomes logins;
+
 	/**
-	 * Creates a filter.
+	 * Creates a filter whose login attempts succeed with a 2xx answer and earn no device
+	 * token.
 	 * @param limiter decides each request
 	 * @param failureMode what happens when the limiter fails
 	 * @param listener told about every decision and failure
 	 */
 	public RateLimitFilter(RateLimiter limiter, FailureMode failureMode, RateLimitFilterListener listener) {
+		this(limiter, failureMode, listener, LoginOutcomes.DEFAULT);
+	}
+
+	/**
+	 * Creates a filter.
+	 * @param limiter decides each request
+	 * @param failureMode what happens when the limiter fails
+	 * @param listener told about every decision and failure
+	 * @param logins which answers of a login endpoint mean success, and how device tokens
+	 * reach the client
+	 */
+	public RateLimitFilter(RateLimiter limiter, FailureMode failureMode, RateLimitFilterListener listener,
+			LoginOutcomes logins) {
 		this.limiter = Objects.requireNonNull(limiter, "limiter must not be null");
 		this.failureMode = Objects.requireNonNull(failureMode, "failureMode must not be null");
 		this.listener = Objects.requireNonNull(listener, "listener must not be null");
+		this.logins = Objects.requireNonNull(logins, "logins must not be null");
 	}
 
 	@Override
@@ -71,7 +89,13 @@ public class RateLimitFilter extends OncePerRequestFilter {
 			return;
 		}
 		decision.forEachHeader(response::setHeader);
-		chain.doFilter((cached != null) ? cached.forApplication() : request, response);
+		HttpServletRequest forApplication = (cached != null) ? cached.forApplication() : request;
+		LoginAttempt attempt = decision.attempt();
+		if (attempt != null) {
+			this.logins.run(attempt, forApplication, response, chain);
+			return;
+		}
+		chain.doFilter(forApplication, response);
 	}
 
 }

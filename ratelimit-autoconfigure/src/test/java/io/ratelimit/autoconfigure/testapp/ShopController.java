@@ -2,6 +2,8 @@ package io.ratelimit.autoconfigure.testapp;
 
 import java.util.List;
 
+import org.springframework.http.HttpStatus;
+import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.PostMapping;
@@ -39,12 +41,17 @@ class ShopController {
 
 	/**
 	 * Answers with the length of the body it received, so tests see that the limiter's
-	 * reading ahead leaves the body whole.
+	 * reading ahead leaves the body whole: 200 if the body holds the password
+	 * {@value #PASSWORD}, else 401.
 	 */
 	@PostMapping("/api/login")
-	String login(@RequestBody(required = false) String body) {
-		return "received " + ((body != null) ? body.length() : 0);
+	ResponseEntity<String> login(@RequestBody(required = false) String body) {
+		boolean correct = body != null && body.contains(PASSWORD);
+		return ResponseEntity.status(correct ? HttpStatus.OK : HttpStatus.UNAUTHORIZED)
+			.body("received " + ((body != null) ? body.length() : 0));
 	}
+
+	private static final String PASSWORD = "open-sesame";
 
 	/** Always fails, so the container forwards the request to its error page. */
 	@GetMapping("/api/failures")
