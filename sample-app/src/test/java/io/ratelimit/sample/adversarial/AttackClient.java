@@ -52,9 +52,13 @@ final class AttackClient {
 		return send("GET", path, null, headers);
 	}
 
-	HttpResponse<String> login(String username, String password, String forwardedFor) {
+	HttpResponse<String> login(String username, String password, String forwardedFor, String... headers) {
+		String[] all = new String[headers.length + 2];
+		all[0] = "X-Forwarded-For";
+		all[1] = forwardedFor;
+		System.arraycopy(headers, 0, all, 2, headers.length);
 		return send("POST", "/api/login", "{\"username\":\"" + username + "\",\"password\":\"" + password + "\"}",
-				"X-Forwarded-For", forwardedFor);
+				all);
 	}
 
 }

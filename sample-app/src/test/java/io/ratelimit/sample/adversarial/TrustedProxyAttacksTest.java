@@ -1,5 +1,6 @@
 package io.ratelimit.sample.adversarial;
 
+import java.time.Duration;
 import java.net.http.HttpResponse;
 import java.util.ArrayList;
 import java.util.List;
@@ -7,6 +8,7 @@ import java.util.SplittableRandom;
 
 import io.ratelimit.autoconfigure.testsupport.PostgresDatabase;
 import io.ratelimit.autoconfigure.testsupport.TestPostgres;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -58,9 +60,10 @@ class TrustedProxyAttacksTest {
 	}
 
 	/**
-	 * A1 (c): the shipped control. The account's bucket caps the attacker's guesses at its
-	 * capacity plus its refill, whatever the number of addresses; the price is that the
-	 * attacker also spends the victim's logins.
+	 * A1 (c): the dual bucket, the victim without a trusted device (as with trusted devices
+	 * off: it never keeps the cookie a login hands out). The account's bucket caps the
+	 * attacker's guesses at its capacity plus its refill, whatever the number of addresses;
+	 * the price is that the attacker also spends the victim's logins.
 	 */
 	@Test
 	void loginWhenManyAddressesGuessOneAccountThenGuessesCappedByTheAccountsBucket() {
@@ -68,15 +71,91 @@ class TrustedProxyAttacksTest {
 		assertThat(probe.headers().firstValue("RateLimit-Policy"))
 			.hasValue("\"POST /api/login\";q=1;w=13, \"POST /api/login identifier\";q=1;w=13");
 
-		TargetedLoginAttack.Result result = TargetedLoginAttack.run(
-				(username, password, from) -> this.http.login(username, password, from).statusCode() != 429,
-				this.clock);
+		TargetedLoginAttack.Result result = TargetedLoginAttack.run(new Victim(null, false), this.clock);
 
 		Figures.record("A1 dual bucket (HTTP, sample policy 0.083333 rps, capacity 1)", "%s", result.describe());
 		long bound = TargetedLoginAttack.accountBound(0.083333, 1);
 		assertThat(result.attackerAdmitted()).isLessThanOrEqualTo((int) bound);
 		// Whoever spends them, the account's bucket admits no more than its budget.
 		assertThat(result.attackerAdmitted() + result.victimAdmitted()).isLessThanOrEqualTo((int) bound + 1);
+	}
+
+	/**
+	 * A1 (d): trusted devices. The victim logged in successfully once before the attack
+	 * and kept the device cookie: its logins are charged to its device's bucket, which the
+	 * attacker cannot reach, while the attacker stays capped by the account's bucket.
+	 */
+	@Test
+	void loginWhenAccountUnderAttackThenTheOwnersTrustedDeviceGetsThrough() {
+		HttpResponse<String> earlier = this.http.login(TargetedLoginAttack.VICTIM, TargetedLoginAttack.VICTIM_PASSWORD,
+				TargetedLoginAttack.VICTIM_ADDRESS);
+		assertThat(earlier.statusCode()).isEqualTo(200);
+		String cookie = deviceCookie(earlier);
+		this.clock.advance(Duration.ofHours(1));
+
+		TargetedLoginAttack.Result result = TargetedLoginAttack.run(new Victim(cookie, false), this.clock);
+
+		Figures.record("A1 dual bucket + trusted device (HTTP, sample policy)", "%s", result.describe());
+		assertThat(result.victimAdmitted()).isGreaterThanOrEqualTo(19);
+		assertThat(result.attackerAdmitted())
+			.isLessThanOrEqualTo((int) TargetedLoginAttack.accountBound(0.083333, 1));
+		// The device token is the victim's account's only: one address with it still gets
+		// one attempt on other accounts, its own bucket's.
+		int sprayed = 0;
+		for (int i = 0; i < 100; i++) {
+			sprayed += (this.http.login("user-" + i, "guess", "198.51.100.77", "Cookie", cookie)
+				.statusCode() != 429) ? 1 : 0;
+		}
+		assertThat(sprayed).isEqualTo(1);
+	}
+
+	/**
+	 * A1 (e): a new device during the attack. The victim has no cookie and keeps the one
+	 * a successful login hands out; until a login of its own gets through the account's
+	 * drained bucket, it fares as without trusted devices.
+	 */
+	@Test
+	void loginWhenOwnerComesFromANewDeviceDuringTheAttackThenReportedAsItIs() {
+		TargetedLoginAttack.Result result = TargetedLoginAttack.run(new Victim(null, true), this.clock);
+
+		Figures.record("A1 dual bucket + trusted devices, victim on a new device (HTTP, sample policy)", "%s",
+				result.describe());
+		assertThat(result.attackerAdmitted())
+			.isLessThanOrEqualTo((int) TargetedLoginAttack.accountBound(0.083333, 1));
+	}
+
+	private static String deviceCookie(HttpResponse<String> response) {
+		String setCookie = response.headers().firstValue("Set-Cookie").orElseThrow();
+		return setCookie.substring(0, setCookie.indexOf(';'));
+	}
+
+	/**
+	 * The login target of one arm: the attacker's guesses carry no cookie; the victim's
+	 * logins carry its device cookie, if it has one, and keep a new one if told to.
+	 */
+	private final class Victim implements TargetedLoginAttack.LoginTarget {
+
+		private @Nullable String cookie;
+
+		private final boolean keepsNewCookies;
+
+		Victim(@Nullable String cookie, boolean keepsNewCookies) {
+			this.cookie = cookie;
+			this.keepsNewCookies = keepsNewCookies;
+		}
+
+		@Override
+		public boolean attempt(String username, String password, String from) {
+			boolean victim = from.equals(TargetedLoginAttack.VICTIM_ADDRESS);
+			HttpResponse<String> response = (victim && this.cookie != null)
+					? TrustedProxyAttacksTest.this.http.login(username, password, from, "Cookie", this.cookie)
+					: TrustedProxyAttacksTest.this.http.login(username, password, from);
+			if (victim && this.keepsNewCookies && response.headers().firstValue("Set-Cookie").isPresent()) {
+				this.cookie = deviceCookie(response);
+			}
+			return response.statusCode() != 429;
+		}
+
 	}
 
 	/**
