@@ -119,8 +119,26 @@ class RateLimitAutoConfigurationTest {
 		this.runner.withConfiguration(DATA).run((context) -> {
 			assertThat(context).hasSingleBean(JpaPolicyStore.class);
 			assertThat(context).hasSingleBean(RateLimitSchemaMigration.class);
+			assertThat(context).hasBean("rateLimitApplicationFlywayBaseline");
 			assertThat(context.getBean(JpaPolicyStore.class).load()).isEmpty();
 		});
+	}
+
+	@Test
+	void runWhenFlywayCoreWithoutSpringBootFlywayThenLimiterStillMigratesAlone() {
+		// Spring Boot 4 runs an application's Flyway only with spring-boot-flyway; the
+		// limiter's own migration needs flyway-core alone.
+		this.runner
+			.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+					HibernateJpaAutoConfiguration.class, TransactionAutoConfiguration.class))
+			.withClassLoader(new FilteredClassLoader("org.springframework.boot.flyway"))
+			.run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(context).doesNotHaveBean(Flyway.class);
+				assertThat(context).hasSingleBean(RateLimitSchemaMigration.class);
+				assertThat(context).doesNotHaveBean("rateLimitApplicationFlywayBaseline");
+				assertThat(context.getBean(JpaPolicyStore.class).load()).isEmpty();
+			});
 	}
 
 	@Test
