@@ -36,7 +36,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The policy database going away while the application runs: the last good policies and
  * API keys keep serving, the failure shows in the reload result and the metrics, and everything recovers
  * when the database returns. The change listener, which reloads by itself after it
- * reconnects, is off here (it has a test of its own), so reloads and versions add up.
+ * reconnects, is off here (it has a test of its own), so reloads and versions add up. The
+ * periodic refresh still runs (every 30 s), so a failure count may grow by more than the
+ * test's own reload if it happens to fall in the outage.
  */
 @SpringBootTest(classes = TestShopApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = { "ratelimit.policy.notify.enabled=false", "spring.datasource.hikari.connection-timeout=500",
@@ -97,7 +99,7 @@ class DatabaseOutageEndToEndTest {
 			assertThat(result.succeeded()).isFalse();
 			assertThat(result.failure()).isNotBlank();
 			assertThat(this.policies.current().version()).isEqualTo(version);
-			assertThat(reloads("failure")).isEqualTo(failuresBefore + 1);
+			assertThat(reloads("failure")).isGreaterThanOrEqualTo(failuresBefore + 1);
 			HttpResponse<String> response = http.get("/api/products");
 			assertThat(response.statusCode()).isEqualTo(200);
 			// The seeded row of the last good snapshot, not the built-in default.
@@ -137,7 +139,7 @@ class DatabaseOutageEndToEndTest {
 			assertThat(this.apiKeys.reload()).isFalse();
 
 			assertThat(this.apiKeys.lastFailure()).isNotBlank();
-			assertThat(reloads("ratelimit.api-keys.reloads", "failure")).isEqualTo(failuresBefore + 1);
+			assertThat(reloads("ratelimit.api-keys.reloads", "failure")).isGreaterThanOrEqualTo(failuresBefore + 1);
 			assertThat(this.meters.get("ratelimit.api-keys.active").gauge().value()).isEqualTo(active);
 			assertThat(this.identities.resolve(withKey).principal()).isEqualTo("outage-service");
 			assertThat(new Http(this.port).get("/api/products", "X-API-Key", key).statusCode()).isEqualTo(200);
