@@ -91,12 +91,25 @@ class UnknownEndpointCostTest {
 		assertThat(buckets.stats().entries()).isEqualTo(bucketsBefore);
 
 		// The control: a served endpoint with a token does verify it and, with a second
-		// request before the first is refilled (10 rps: 0.1 s), does take a bucket.
+		// request before the first is refilled (10 rps: 0.1 s), does take a bucket. A pair
+		// slower than that on a loaded machine finds the bucket full again and takes none,
+		// which proves nothing either way, so pairs are sent until one is quick enough.
 		String mallory = "Bearer " + token(reject, "mallory");
 		assertThat(http.get("/api/products/1", "Authorization", mallory).statusCode()).isEqualTo(200);
 		assertThat(decoded.get()).isEqualTo(decodedBefore + 1);
-		assertThat(http.get("/api/products/1", "Authorization", mallory).statusCode()).isEqualTo(200);
-		assertThat(buckets.stats().entries()).isEqualTo(bucketsBefore + 1);
+		boolean quickPair = false;
+		for (int pair = 0; pair < 20 && !quickPair; pair++) {
+			String bearer = "Bearer " + token(reject, "mallory-" + pair);
+			long entries = buckets.stats().entries();
+			long start = System.nanoTime();
+			assertThat(http.get("/api/products/1", "Authorization", bearer).statusCode()).isEqualTo(200);
+			assertThat(http.get("/api/products/1", "Authorization", bearer).statusCode()).isEqualTo(200);
+			quickPair = System.nanoTime() - start < 100_000_000L;
+			if (quickPair) {
+				assertThat(buckets.stats().entries()).isEqualTo(entries + 1);
+			}
+		}
+		assertThat(quickPair).as("a pair of requests within 0.1 s, in 20 tries").isTrue();
 	}
 
 	@Test
