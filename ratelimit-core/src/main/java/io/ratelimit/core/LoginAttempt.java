@@ -45,6 +45,16 @@ public final class LoginAttempt {
 	}
 
 	/**
+	 * Returns whether a success would earn a device token, so that a web integration holds
+	 * the response back for its headers only when one may be due.
+	 * @return whether trusted devices are on and the attempt came from no device of the
+	 * account
+	 */
+	public boolean earnsDeviceToken() {
+		return this.newDeviceTokens != null;
+	}
+
+	/**
 	 * Records the application's answer to the attempt.
 	 * @param succeeded whether the application accepted it (a successful login)
 	 * @return the device token to hand the client, or {@code null} if none is due: the

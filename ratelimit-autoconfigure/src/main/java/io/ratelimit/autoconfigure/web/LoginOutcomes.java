@@ -18,8 +18,8 @@ import org.springframework.http.ResponseCookie;
 
 /**
  * Tells the limiter how the application answered an admitted login attempt, and hands
- * the client the device token a success earned. The response is held back (body buffered)
- * until the status is known, so the token can still go in its headers; a redirect or an
+ * the client the device token a success earned. When a token may be due, the response is
+ * held back (body buffered) until the status is known, so the token can still go in its headers; a redirect or an
  * error sent by the application is settled the moment it is sent, before it commits.
  */
 public final class LoginOutcomes {
@@ -88,6 +88,12 @@ public final class LoginOutcomes {
 	 */
 	void run(LoginAttempt attempt, HttpServletRequest request, HttpServletResponse response, FilterChain chain)
 			throws IOException, ServletException {
+		if (this.issuer == null || !attempt.earnsDeviceToken()) {
+			// No header to add: the status is all there is to read, after the fact.
+			chain.doFilter(request, response);
+			attempt.complete(isSuccess(response.getStatus()));
+			return;
+		}
 		LoginResponse held = new LoginResponse(response, (status) -> settle(attempt, status, response));
 		try {
 			chain.doFilter(request, held);
