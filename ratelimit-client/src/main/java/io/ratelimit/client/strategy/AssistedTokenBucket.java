@@ -96,10 +96,13 @@ final class AssistedTokenBucket implements Pacing {
 		if (!feedback.hasResponse()) {
 			return;
 		}
-		FleetView view = this.telemetry.view(this.target);
 		if (feedback.isRefused()) {
 			this.refusedSinceReport = true;
+			// Reported first, so that the refused clients counted below include this one.
 			this.telemetry.reportCongestion(this.target, this.clientId);
+		}
+		FleetView view = this.telemetry.view(this.target);
+		if (feedback.isRefused()) {
 			if (view == null || view.activeClients() == 0) {
 				this.alone.onRefusal(nowNanos);
 			}
@@ -155,6 +158,10 @@ final class AssistedTokenBucket implements Pacing {
 			this.notBefore = notBefore;
 			this.holding = true;
 		}
+	}
+
+	double rate() {
+		return this.tokens.rate();
 	}
 
 	private long nextRoutine(long nowNanos) {
