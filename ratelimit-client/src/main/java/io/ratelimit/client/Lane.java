@@ -143,6 +143,7 @@ final class Lane {
 	}
 
 	private void leave(Waiter waiter) {
+		waiter.cancelTimeout();
 		this.lock.lock();
 		try {
 			this.waiters.remove(waiter);

@@ -54,6 +54,20 @@ final class HeaderAwarePacing implements Pacing {
 
 	private boolean informed;
 
+	private double policyRate;
+
+	private double reserve = 1;
+
+	private double floorRate;
+
+	/** After a refusal, the rate stays cut until the next success. */
+	private double refusedCeiling = Double.MAX_VALUE;
+
+	/** The remaining count the server will report next, as far as this caller knows. */
+	private long remaining;
+
+	private long inFlight;
+
 	private int refusalsInRow;
 
 	private boolean holding;
@@ -72,11 +86,27 @@ final class HeaderAwarePacing implements Pacing {
 			return this.notBefore - nowNanos;
 		}
 		this.holding = false;
-		return this.informed ? this.paced.tryTake(nowNanos) : this.uninformed.tryAcquire(nowNanos);
+		if (!this.informed) {
+			return this.uninformed.tryAcquire(nowNanos);
+		}
+		// The count the server will see: what it reported, less what was sent since.
+		this.paced.rate(nowNanos, rateFor(this.remaining));
+		long wait = this.paced.tryTake(nowNanos);
+		if (wait == 0) {
+			this.remaining = Math.max(0, this.remaining - 1);
+			this.inFlight++;
+		}
+		return wait;
 	}
 
 	@Override
 	public void onFeedback(long nowNanos, Feedback feedback) {
+		if (!feedback.hasResponse()) {
+			// An I/O error says nothing about the quota; the request may or may not have counted.
+			this.inFlight = Math.max(0, this.inFlight - 1);
+			return;
+		}
+		this.inFlight = Math.max(0, this.inFlight - 1);
 		RateLimitFields fields = feedback.fields();
 		if (fields == null || fields.ratePerSecond() <= 0) {
 			this.informed = false;
@@ -88,20 +118,32 @@ final class HeaderAwarePacing implements Pacing {
 		}
 		this.informed = true;
 		double policyRate = fields.ratePerSecond();
+		this.policyRate = policyRate;
+		this.reserve = Math.max(1, fields.quota() * RESERVE_SHARE);
+		// Small quotas refill whole in fewer than 64 intervals: never wait longer than that.
+		this.floorRate = policyRate / Math.min(1 / FLOOR_SHARE, Math.max(1, fields.quota()));
+		// Requests sent after this one's are not counted in its fields yet.
+		this.remaining = Math.max(0, fields.remaining() - this.inFlight);
 		if (feedback.isRefused()) {
 			this.refusalsInRow++;
 			double waitSeconds = (feedback.retryAfterMillis() >= 0) ? feedback.retryAfterMillis() / 1000.0
 					: fields.resetSeconds();
 			double spread = Math.min(MAXIMUM_SPREAD_SECONDS, (1L << Math.min(this.refusalsInRow, 20)) / policyRate);
 			holdFor(nowNanos, waitSeconds + this.random.nextDouble() * spread);
-			this.paced.rate(nowNanos,
-					Math.max(policyRate * REFUSED_FLOOR_SHARE, this.paced.rate() / REFUSAL_DIVISOR));
+			this.refusedCeiling = Math.max(this.floorRate * REFUSED_FLOOR_SHARE / FLOOR_SHARE,
+					this.paced.rate() / REFUSAL_DIVISOR);
+			this.paced.rate(nowNanos, this.refusedCeiling);
 			return;
 		}
 		this.refusalsInRow = 0;
-		double reserve = Math.max(1, fields.quota() * RESERVE_SHARE);
-		double headroom = fields.remaining() / reserve;
-		this.paced.rate(nowNanos, policyRate * Math.max(FLOOR_SHARE, Math.pow(headroom, STEEPNESS)));
+		this.refusedCeiling = Double.MAX_VALUE;
+		this.paced.rate(nowNanos, rateFor(this.remaining));
+	}
+
+	/** The rate for a remaining count: the cube of it over the reserve, times the policy's rate. */
+	private double rateFor(long remaining) {
+		double rate = this.policyRate * Math.pow(remaining / this.reserve, STEEPNESS);
+		return Math.min(this.refusedCeiling, Math.max(this.floorRate, rate));
 	}
 
 	private void holdFor(long nowNanos, double seconds) {

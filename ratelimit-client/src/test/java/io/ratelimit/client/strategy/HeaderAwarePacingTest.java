@@ -33,7 +33,8 @@ class HeaderAwarePacingTest {
 		this.pacing.onFeedback(0, ok(20, 100, 75));
 
 		assertThat(this.pacing.tryAcquire(0)).as("the one token a caller keeps").isZero();
-		assertThat(this.pacing.tryAcquire(0)).as("then 4/3 per second").isEqualTo(750_000_000L);
+		// 19 left as far as the server will know: (19/20)^3 of 4/3 per second.
+		assertThat(this.pacing.tryAcquire(0)).isCloseTo((long) (0.75e9 / Math.pow(0.95, 3)), MILLISECOND);
 	}
 
 	@Test
@@ -67,6 +68,50 @@ class HeaderAwarePacingTest {
 			this.pacing.onFeedback(0, refused(1, 100, 75));
 		}
 		assertThat(this.pacing.tryAcquire(0)).as("spread capped at 16 s").isCloseTo(17 * SECOND, MILLISECOND);
+	}
+
+	@Test
+	void tryAcquireWhenRequestsInFlightThenCountedAgainstRemaining() {
+		this.pacing.tryAcquire(0);
+		this.pacing.onFeedback(0, ok(99, 100, 75));
+		long now = 0;
+		int sent = 0;
+		long wait;
+		// Sent with no response back: each one counts against the 99 the server reported.
+		while ((wait = this.pacing.tryAcquire(now)) < 100_000_000L && sent < 500) {
+			now += wait;
+			sent += (wait == 0) ? 1 : 0;
+		}
+
+		// Slower than 10 a second once about 39 are left as the server will see them.
+		assertThat(sent).isBetween(55, 65);
+	}
+
+	@Test
+	void tryAcquireWhenQuotaOfOneThenNeverWaitsLongerThanItsRefill() {
+		this.pacing.tryAcquire(0);
+		this.pacing.onFeedback(0, ok(0, 1, 1));
+		this.pacing.tryAcquire(0);
+		assertThat(this.pacing.tryAcquire(0)).as("a token a second, not 64 s").isLessThanOrEqualTo(SECOND);
+
+		this.pacing.onFeedback(SECOND, refused(1, 1, 1));
+		long held = this.pacing.tryAcquire(SECOND);
+		assertThat(held).as("Retry-After 1 s plus at most 2 s of jitter").isLessThanOrEqualTo(3 * SECOND);
+		assertThat(this.pacing.tryAcquire(SECOND + held)).isZero();
+		assertThat(this.pacing.tryAcquire(SECOND + held)).as("the cut rate: half a token a second")
+			.isLessThanOrEqualTo(2 * SECOND);
+	}
+
+	@Test
+	void onFeedbackWhenIoErrorThenStaysInformed() {
+		this.pacing.tryAcquire(0);
+		this.pacing.onFeedback(0, ok(0, 100, 75));
+		this.pacing.tryAcquire(0);
+
+		this.pacing.onFeedback(0, io.ratelimit.client.Feedback.noResponse());
+
+		assertThat(this.pacing.tryAcquire(0)).as("still paced by the fields, not the fallback's tokens")
+			.isEqualTo(48 * SECOND);
 	}
 
 }
