@@ -6,7 +6,7 @@
 #   the modules whose behaviour depends on the Spring Boot line or the JDK, with what they
 #   build on: ratelimit-core, ratelimit-autoconfigure (the wiring, every end-to-end test),
 #   ratelimit-security-tests (Spring Security's filter chain) and sample-app (the adversarial
-#   suite). The benchmarks and the peer application are only compiled by the build, and are
+#   suite), which brings ratelimit-client (its Spring and Lettuce adapters). The benchmarks and the peer application are only compiled by the build, and are
 #   compiled on the default line.
 #
 # Java 25 is taken from JDK25_HOME, else /usr/lib/jvm/temurin-25-jdk-amd64; Java 17 from

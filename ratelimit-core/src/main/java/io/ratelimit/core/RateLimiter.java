@@ -46,6 +46,8 @@ public final class RateLimiter {
 
 	private final BucketStore globalBuckets;
 
+	private final BucketStore batchedGlobalBuckets;
+
 	private final TimeSource time;
 
 	private final boolean legacyHeaders;
@@ -65,6 +67,8 @@ public final class RateLimiter {
 		this.time = builder.time;
 		this.buckets = (builder.buckets != null) ? builder.buckets : LocalBucketStore.create(100_000, builder.time);
 		this.globalBuckets = (builder.globalBuckets != null) ? builder.globalBuckets : this.buckets;
+		this.batchedGlobalBuckets = (builder.batchedGlobalBuckets != null) ? builder.batchedGlobalBuckets
+				: this.globalBuckets;
 		this.legacyHeaders = builder.legacyHeaders;
 		this.rejectUnknownEndpoints = builder.rejectUnknownEndpoints;
 		this.sensitiveEndpoints = Map.copyOf(builder.sensitiveEndpoints);
@@ -101,7 +105,8 @@ public final class RateLimiter {
 		int weight = this.weights.weightOf(endpoint);
 		BucketLimits limits = policy.limits().withCapacityOfAtLeast(weight);
 		BucketKey client = this.keys.keyFor(endpoint, identity);
-		BucketStore store = policy.isGlobal() ? this.globalBuckets : this.buckets;
+		BucketStore store = policy.isBatched() ? this.batchedGlobalBuckets
+				: policy.isGlobal() ? this.globalBuckets : this.buckets;
 		IdentifierExtractor sensitive = this.sensitiveEndpoints.get(endpoint);
 		long legacyNow = this.legacyHeaders ? this.time.currentTimeMillis() : -1;
 		if (sensitive == null) {
@@ -171,6 +176,14 @@ public final class RateLimiter {
 	}
 
 	/**
+	 * Returns the store of the buckets of batched global policies.
+	 * @return the batched store, the global one if none was configured
+	 */
+	public BucketStore batchedGlobalBuckets() {
+		return this.batchedGlobalBuckets;
+	}
+
+	/**
 	 * Builds a {@link RateLimiter}. Every setter checks its argument; {@link #build()}
 	 * checks that they fit together.
 	 */
@@ -189,6 +202,8 @@ public final class RateLimiter {
 		private @Nullable BucketStore buckets;
 
 		private @Nullable BucketStore globalBuckets;
+
+		private @Nullable BucketStore batchedGlobalBuckets;
 
 		private TimeSource time = TimeSource.system();
 
@@ -255,6 +270,18 @@ public final class RateLimiter {
 		 */
 		public Builder globalBuckets(BucketStore globalBuckets) {
 			this.globalBuckets = Objects.requireNonNull(globalBuckets, "globalBuckets must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets the store for the buckets of {@code GLOBAL_BATCHED} policies, deciding from
+		 * leased tokens; by default they use the global store, as if they were exact.
+		 * @param batchedGlobalBuckets the store, usually a {@code LeasedBucketStore}
+		 * @return this builder
+		 */
+		public Builder batchedGlobalBuckets(BucketStore batchedGlobalBuckets) {
+			this.batchedGlobalBuckets = Objects.requireNonNull(batchedGlobalBuckets,
+					"batchedGlobalBuckets must not be null");
 			return this;
 		}
 

@@ -47,7 +47,15 @@ public record Policy(EndpointTemplate endpoint, @Nullable String tenant, BigDeci
 	 * @return whether the scope is global
 	 */
 	public boolean isGlobal() {
-		return this.scope == PolicyScope.GLOBAL;
+		return this.scope == PolicyScope.GLOBAL || this.scope == PolicyScope.GLOBAL_BATCHED;
+	}
+
+	/**
+	 * Returns whether the policy's shared buckets are decided from leased tokens.
+	 * @return whether the scope is {@link PolicyScope#GLOBAL_BATCHED}
+	 */
+	public boolean isBatched() {
+		return this.scope == PolicyScope.GLOBAL_BATCHED;
 	}
 
 	/**

@@ -98,7 +98,7 @@ final class PolicyRowValidator {
 			return "mode must be ENFORCE, SHADOW or OFF, but was '" + row.mode() + "'";
 		}
 		if (PolicyScope.parse(row.scope()) == null) {
-			return "scope must be LOCAL or GLOBAL, but was '" + row.scope() + "'";
+			return "scope must be LOCAL, GLOBAL or GLOBAL_BATCHED, but was '" + row.scope() + "'";
 		}
 		return null;
 	}

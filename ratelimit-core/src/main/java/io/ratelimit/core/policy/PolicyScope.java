@@ -13,7 +13,14 @@ public enum PolicyScope {
 	LOCAL,
 
 	/** Shared by all replicas (in Redis): the limit written is the limit enforced. */
-	GLOBAL;
+	GLOBAL,
+
+	/**
+	 * Shared by all replicas (in Redis), each deciding from tokens it leased in advance: no
+	 * Redis round trip inside a request while its key has a lease; never more than the
+	 * limit, and at most the replicas' unused leases less.
+	 */
+	GLOBAL_BATCHED;
 
 	/**
 	 * Parses the scope column of a policy row.
@@ -27,6 +34,7 @@ public enum PolicyScope {
 		return switch (text.strip().toUpperCase(Locale.ROOT)) {
 			case "LOCAL" -> LOCAL;
 			case "GLOBAL" -> GLOBAL;
+			case "GLOBAL_BATCHED" -> GLOBAL_BATCHED;
 			default -> null;
 		};
 	}

@@ -65,7 +65,7 @@ class PolicyValidationTest {
 				new PolicyRow("3", "default", null, BigDecimal.ONE, null, null)), SETTINGS, 1, Instant.EPOCH);
 
 		assertThat(snapshot.rejected()).singleElement()
-			.satisfies((rejected) -> assertThat(rejected.reason()).isEqualTo("scope must be LOCAL or GLOBAL, but was 'REGIONAL'"));
+			.satisfies((rejected) -> assertThat(rejected.reason()).isEqualTo("scope must be LOCAL, GLOBAL or GLOBAL_BATCHED, but was 'REGIONAL'"));
 		assertThat(snapshot.resolve(USERS, "acme").scope()).isEqualTo(PolicyScope.GLOBAL);
 		assertThat(snapshot.resolve(USERS, null).scope()).isEqualTo(PolicyScope.LOCAL);
 	}
