@@ -165,7 +165,7 @@ public class RateLimitAutoConfiguration {
 			.weights(weights)
 			.legacyHeaders(properties.isLegacyHeaders())
 			.rejectUnknownEndpoints(properties.getUnknownEndpoint() == RateLimitProperties.UnknownEndpoint.REJECT);
-		globalBuckets.ifAvailable((global) -> builder.globalBuckets(global.store()));
+		globalBuckets.ifAvailable((global) -> builder.globalBuckets(global.store()).batchedGlobalBuckets(global.batched()));
 		InvalidRateLimitPropertyException.check("ratelimit.login.endpoints",
 				() -> LoginEndpoints.register(properties.getLogin(), builder));
 		return InvalidRateLimitPropertyException.check("ratelimit.weights", builder::build);

@@ -708,6 +708,15 @@ public class RateLimitProperties {
 		 */
 		private Duration cooldown = Duration.ofSeconds(5);
 
+		/**
+		 * How GLOBAL_BATCHED policies lease tokens.
+		 */
+		private final Batch batch = new Batch();
+
+		public Batch getBatch() {
+			return this.batch;
+		}
+
 		public boolean isEnabled() {
 			return this.enabled;
 		}
@@ -755,6 +764,78 @@ public class RateLimitProperties {
 		public void setCooldown(Duration cooldown) {
 			this.cooldown = cooldown;
 		}
+
+		public static class Batch {
+
+			/**
+			 * How the size of a lease is chosen: 'dynamic' from the key's recent demand on
+			 * the replica (at most the maximum share), 'static' always the maximum share.
+			 */
+			private LeaseSizingMode sizing = LeaseSizingMode.DYNAMIC;
+
+			/**
+			 * Demand a dynamic lease covers; leases taking longer to arrive cover two of
+			 * their round trips instead.
+			 */
+			private Duration horizon = Duration.ofMillis(100);
+
+			/**
+			 * Largest lease as a share of the bucket's capacity, in (0, 1]. With n replicas
+			 * the limit admits at most 1.5 x n x share x capacity less than an exact one.
+			 */
+			private double maximumShare = 0.1;
+
+			/**
+			 * How long a replica keeps a key's unused lease before giving it back.
+			 */
+			private Duration idleReturn = Duration.ofSeconds(1);
+
+			public LeaseSizingMode getSizing() {
+				return this.sizing;
+			}
+
+			public void setSizing(LeaseSizingMode sizing) {
+				this.sizing = sizing;
+			}
+
+			public Duration getHorizon() {
+				return this.horizon;
+			}
+
+			public void setHorizon(Duration horizon) {
+				this.horizon = horizon;
+			}
+
+			public double getMaximumShare() {
+				return this.maximumShare;
+			}
+
+			public void setMaximumShare(double maximumShare) {
+				this.maximumShare = maximumShare;
+			}
+
+			public Duration getIdleReturn() {
+				return this.idleReturn;
+			}
+
+			public void setIdleReturn(Duration idleReturn) {
+				this.idleReturn = idleReturn;
+			}
+
+		}
+
+	}
+
+	/**
+	 * How the size of a lease of GLOBAL_BATCHED policies is chosen.
+	 */
+	public enum LeaseSizingMode {
+
+		/** From the key's recent demand on the replica, at most the maximum share of the capacity. */
+		DYNAMIC,
+
+		/** Always the maximum share of the capacity. */
+		STATIC
 
 	}
 

@@ -160,6 +160,17 @@ public final class RateLimiter {
 	}
 
 	/**
+	 * Returns the key of the bucket a client of an endpoint draws on, as {@link #evaluate}
+	 * derives it, for operators who ask about one client's bucket.
+	 * @param endpoint the endpoint
+	 * @param request a request of the client, resolved to its anonymous identity
+	 * @return the bucket key
+	 */
+	public BucketKey networkBucketKey(EndpointTemplate endpoint, RateLimitRequest request) {
+		return this.keys.keyFor(endpoint, this.identities.resolveAnonymous(request));
+	}
+
+	/**
 	 * Returns the store of local buckets.
 	 * @return the store
 	 */

@@ -5,8 +5,11 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 
+import io.ratelimit.core.RateLimitRequest;
 import io.ratelimit.core.RateLimiter;
+import io.ratelimit.core.bucket.BucketLimits;
 import io.ratelimit.core.bucket.BucketStoreStats;
+import io.ratelimit.core.bucket.LeasedBucketStore;
 import io.ratelimit.core.endpoint.EndpointResolver;
 import io.ratelimit.core.endpoint.EndpointTemplate;
 import io.ratelimit.core.policy.Policy;
@@ -39,7 +42,9 @@ import org.springframework.web.context.request.ServletRequestAttributes;
  * <li>{@code GET /actuator/ratelimit/explain?method=GET&path=/api/users/42&tenant=acme}:
  * the template the request resolves to, the precedence chain walked and the policy
  * chosen. {@code endpoint=GET /api/users/*} may be passed instead of method and path, and
- * must be over JMX, where there is no HTTP request to resolve against;</li>
+ * must be over JMX, where there is no HTTP request to resolve against. For a
+ * {@code GLOBAL_BATCHED} policy the answer adds this replica's leases, and with
+ * {@code client=203.0.113.7} the lease of that address's bucket;</li>
  * <li>{@code POST /actuator/ratelimit/reload}: reads the policies now.</li>
  * </ul>
  * Like every Actuator endpoint but health, it is not exposed until
@@ -60,15 +65,28 @@ public class RateLimitEndpoint {
 
 	private final EndpointResolver endpoints;
 
+	private final @Nullable LeasedBucketStore leases;
+
 	/**
 	 * Creates the endpoint.
 	 * @param limiter the limiter whose policies and buckets are reported
 	 * @param endpoints the resolver the limiter charges requests with
+	 * @param leases the leases of batched global policies, {@code null} without them
 	 */
-	public RateLimitEndpoint(RateLimiter limiter, EndpointResolver endpoints) {
+	public RateLimitEndpoint(RateLimiter limiter, EndpointResolver endpoints, @Nullable LeasedBucketStore leases) {
 		this.limiter = Objects.requireNonNull(limiter, "limiter must not be null");
 		this.policies = limiter.policies();
 		this.endpoints = Objects.requireNonNull(endpoints, "endpoints must not be null");
+		this.leases = leases;
+	}
+
+	/**
+	 * Creates the endpoint of a limiter without batched global policies.
+	 * @param limiter the limiter whose policies and buckets are reported
+	 * @param endpoints the resolver the limiter charges requests with
+	 */
+	public RateLimitEndpoint(RateLimiter limiter, EndpointResolver endpoints) {
+		this(limiter, endpoints, null);
 	}
 
 	/**
@@ -94,12 +112,14 @@ public class RateLimitEndpoint {
 	 * @param endpoint the endpoint template instead of method and path, e.g.
 	 * {@code GET /api/users/*}
 	 * @param tenant the tenant ({@code project_id}) of the request, none if absent
+	 * @param client the address of an anonymous client, for the lease of its bucket under a
+	 * batched global policy
 	 * @return the explanation, {@code null} (404) for any other operation
 	 */
 	@ReadOperation
 	public @Nullable ExplanationDescriptor explain(@Selector String operation,
 			@Nullable String method, @Nullable String path,
-			@Nullable String endpoint, @Nullable String tenant) {
+			@Nullable String endpoint, @Nullable String tenant, @Nullable String client) {
 		if (!EXPLAIN.equals(operation)) {
 			return null;
 		}
@@ -112,7 +132,22 @@ public class RateLimitEndpoint {
 					(link.found() != null) ? PolicyDescriptor.of(link.found()) : null))
 			.toList();
 		return new ExplanationDescriptor(snapshot.version(), template.toString(), tenant, chain,
-				PolicyDescriptor.of(resolution.policy()));
+				PolicyDescriptor.of(resolution.policy()), batched(resolution.policy(), template, client));
+	}
+
+	private @Nullable BatchDescriptor batched(Policy policy, EndpointTemplate template, @Nullable String client) {
+		LeasedBucketStore leases = this.leases;
+		if (!policy.isBatched() || leases == null) {
+			return null;
+		}
+		LeasedBucketStore.LeaseStats stats = leases.leaseStats();
+		LeaseDescriptor lease = null;
+		if (client != null) {
+			LeasedBucketStore.LeaseState state = leases
+				.lease(this.limiter.networkBucketKey(template, new ClientProbe(template, client)));
+			lease = (state != null) ? LeaseDescriptor.of(state) : null;
+		}
+		return new BatchDescriptor(stats.leases(), stats.leasedUnits() / BucketLimits.UNITS_PER_TOKEN, client, lease);
 	}
 
 	/** Not among WebEndpointResponse's constants. */
@@ -263,7 +298,62 @@ public class RateLimitEndpoint {
 	 * @param policy the policy chosen
 	 */
 	public record ExplanationDescriptor(long version, String endpoint, @Nullable String tenant,
-			List<LinkDescriptor> chain, PolicyDescriptor policy) implements OperationResponseBody {
+			List<LinkDescriptor> chain, PolicyDescriptor policy, @Nullable BatchDescriptor batched)
+			implements OperationResponseBody {
+	}
+
+	/**
+	 * This replica's leases, under a batched global policy.
+	 *
+	 * @param replicaLeases the keys of batched policies with a lease on this replica
+	 * @param replicaLeasedTokens the tokens those leases hold
+	 * @param client the client asked about, {@code null} if none
+	 * @param lease the lease of the client's bucket, {@code null} if none is held here
+	 */
+	public record BatchDescriptor(long replicaLeases, long replicaLeasedTokens, @Nullable String client,
+			@Nullable LeaseDescriptor lease) {
+	}
+
+	/**
+	 * One bucket's lease on this replica.
+	 *
+	 * @param leasedTokens the tokens this replica may admit without Redis
+	 * @param nextLeaseTokens the size of the next lease
+	 * @param demandPerSecond the bucket's recent demand on this replica
+	 * @param sharedRemainingTokens the tokens left in Redis after the last lease
+	 * @param refilling whether a lease is being taken in the background
+	 * @param lastLeaseMillis how long the last lease took
+	 */
+	public record LeaseDescriptor(double leasedTokens, double nextLeaseTokens, double demandPerSecond,
+			double sharedRemainingTokens, boolean refilling, double lastLeaseMillis) {
+
+		static LeaseDescriptor of(LeasedBucketStore.LeaseState state) {
+			double unitsPerToken = BucketLimits.UNITS_PER_TOKEN;
+			return new LeaseDescriptor(state.leasedUnits() / unitsPerToken, state.nextLeaseUnits() / unitsPerToken,
+					state.demandPerSecond(), state.sharedRemainingUnits() / unitsPerToken, state.refilling(),
+					state.roundTripNanos() / 1e6);
+		}
+
+	}
+
+	/** An anonymous request from the client asked about, for its bucket key. */
+	private record ClientProbe(EndpointTemplate endpoint, String remoteAddress) implements RateLimitRequest {
+
+		@Override
+		public String method() {
+			return Objects.requireNonNullElse(this.endpoint.method(), "GET");
+		}
+
+		@Override
+		public String path() {
+			return Objects.requireNonNullElse(this.endpoint.path(), "/");
+		}
+
+		@Override
+		public List<String> headers(String name) {
+			return List.of();
+		}
+
 	}
 
 	/**

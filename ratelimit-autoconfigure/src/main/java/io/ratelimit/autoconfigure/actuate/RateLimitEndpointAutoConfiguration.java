@@ -1,9 +1,11 @@
 package io.ratelimit.autoconfigure.actuate;
 
+import io.ratelimit.autoconfigure.GlobalBucketStore;
 import io.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.ratelimit.core.RateLimiter;
 import io.ratelimit.core.endpoint.EndpointResolver;
 
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -24,8 +26,10 @@ public class RateLimitEndpointAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitEndpoint rateLimitEndpoint(RateLimiter limiter, EndpointResolver endpoints) {
-		return new RateLimitEndpoint(limiter, endpoints);
+	RateLimitEndpoint rateLimitEndpoint(RateLimiter limiter, EndpointResolver endpoints,
+			ObjectProvider<GlobalBucketStore> globalBuckets) {
+		GlobalBucketStore global = globalBuckets.getIfAvailable();
+		return new RateLimitEndpoint(limiter, endpoints, (global != null) ? global.leases() : null);
 	}
 
 }

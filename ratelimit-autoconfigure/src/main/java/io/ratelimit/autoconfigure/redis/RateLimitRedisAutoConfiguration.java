@@ -1,6 +1,7 @@
 package io.ratelimit.autoconfigure.redis;
 
 import java.time.Duration;
+import java.util.concurrent.ExecutorService;
 
 import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import io.lettuce.core.ClientOptions;
@@ -17,6 +18,8 @@ import io.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.ratelimit.autoconfigure.RateLimitProperties;
 import io.ratelimit.core.RateLimiter;
 import io.ratelimit.core.TimeSource;
+import io.ratelimit.core.bucket.BucketStore;
+import io.ratelimit.core.bucket.LeasedBucketStore;
 import io.ratelimit.core.bucket.LocalBucketStore;
 import org.jspecify.annotations.Nullable;
 
@@ -78,15 +81,17 @@ public class RateLimitRedisAutoConfiguration {
 		LocalBucketStore local = LocalBucketStore.create(properties.getBuckets().getMaximumEntries());
 		RedisBucketStore remote = new RedisBucketStore(client(uri, timeout), redis.getKeyPrefix(), timeout,
 				properties.getBuckets().getMaximumEntries(), TimeSource.system());
+		ExecutorService background = BatchedLeases.backgroundThreads();
 		try {
+			LeasedBucketStore leases = BatchedLeases.store(redis.getBatch(), remote, properties, background);
 			// Connected and warm before the first request; never failing startup (Redis may be
 			// down: then connecting fails at once and each request's failure mode decides).
 			remote.connect(WARM_UP_BUDGET);
-			return new RedisGlobalBuckets(remote, InvalidRateLimitPropertyException.check(
-					"ratelimit.redis.failure-threshold", () -> new FailoverBucketStore(remote, redis.getFailureMode(),
-							local, redis.getFailureThreshold(), redis.getCooldown(), TimeSource.system())));
+			return new RedisGlobalBuckets(remote, failover(remote, redis, local), leases,
+					failover(leases, redis, local), background);
 		}
 		catch (RuntimeException ex) {
+			background.shutdownNow();
 			remote.close();
 			throw ex;
 		}
@@ -95,7 +100,14 @@ public class RateLimitRedisAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	GlobalBucketStore rateLimitGlobalBucketStore(RedisGlobalBuckets buckets) {
-		return new GlobalBucketStore(buckets.failover());
+		return new GlobalBucketStore(buckets.failover(), buckets.batchedFailover(), buckets.leases());
+	}
+
+	private static FailoverBucketStore failover(BucketStore remote, RateLimitProperties.Redis redis,
+			LocalBucketStore local) {
+		return InvalidRateLimitPropertyException.check("ratelimit.redis.failure-threshold",
+				() -> new FailoverBucketStore(remote, redis.getFailureMode(), local, redis.getFailureThreshold(),
+						redis.getCooldown(), TimeSource.system()));
 	}
 
 	private static RedisClient client(RedisURI uri, Duration timeout) {
@@ -115,7 +127,7 @@ public class RateLimitRedisAutoConfiguration {
 		return client;
 	}
 
-	private static Duration positive(@Nullable Duration duration) {
+	static Duration positive(@Nullable Duration duration) {
 		if (duration == null || duration.isNegative() || duration.isZero()) {
 			throw new IllegalArgumentException("must be positive, but was " + duration);
 		}
@@ -129,7 +141,7 @@ public class RateLimitRedisAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		RedisBucketStoreMetrics rateLimitRedisMetrics(RedisGlobalBuckets buckets) {
-			return new RedisBucketStoreMetrics(buckets.failover());
+			return new RedisBucketStoreMetrics(buckets.failover(), buckets.batchedFailover(), buckets.leases());
 		}
 
 	}
@@ -142,7 +154,7 @@ public class RateLimitRedisAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean(name = "ratelimitRedisHealthIndicator")
 		RedisBucketStoreHealthIndicator ratelimitRedisHealthIndicator(RedisGlobalBuckets buckets) {
-			return new RedisBucketStoreHealthIndicator(buckets.failover());
+			return new RedisBucketStoreHealthIndicator(buckets.failover(), buckets.batchedFailover(), buckets.leases());
 		}
 
 	}

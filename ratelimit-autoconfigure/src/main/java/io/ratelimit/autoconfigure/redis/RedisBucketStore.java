@@ -17,6 +17,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import io.github.bucket4j.ConsumptionProbe;
 import io.github.bucket4j.TimeMeter;
 import io.github.bucket4j.TokensInheritanceStrategy;
+import io.github.bucket4j.VerboseResult;
 import io.github.bucket4j.distributed.BucketProxy;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.distributed.proxy.ProxyManager;
@@ -29,6 +30,7 @@ import io.ratelimit.core.TimeSource;
 import io.ratelimit.core.bucket.BucketKey;
 import io.ratelimit.core.bucket.BucketLimits;
 import io.ratelimit.core.bucket.BucketStore;
+import io.ratelimit.core.bucket.LeasableBucketStore;
 import io.ratelimit.core.bucket.BucketStoreStats;
 import io.ratelimit.core.bucket.Consumption;
 import org.jspecify.annotations.Nullable;
@@ -53,7 +55,7 @@ import org.jspecify.annotations.Nullable;
  * then happens is the job of {@link FailoverBucketStore}. The connection is opened on first
  * use, so an application starts while Redis is down, and Lettuce reconnects by itself.
  */
-final class RedisBucketStore implements BucketStore, AutoCloseable {
+final class RedisBucketStore implements LeasableBucketStore, AutoCloseable {
 
 	/**
 	 * How long a key outlives the moment its bucket is full again: a margin for replicas
@@ -131,6 +133,23 @@ final class RedisBucketStore implements BucketStore, AutoCloseable {
 		if (tokens > 0) {
 			// addTokens caps at capacity, so a refund can never create tokens.
 			bucket(key, limits).addTokens(Math.multiplyExact(tokens, BucketLimits.UNITS_PER_TOKEN));
+		}
+	}
+
+	/**
+	 * Takes up to {@code maximumUnits} in one compare-and-swap (Bucket4j's
+	 * consume-as-much-as-possible), with the units left after it.
+	 */
+	@Override
+	public Grant lease(BucketKey key, BucketLimits limits, long maximumUnits) {
+		VerboseResult<Long> result = bucket(key, limits).asVerbose().tryConsumeAsMuchAsPossible(maximumUnits);
+		return new Grant(result.getValue(), result.getDiagnostics().getAvailableTokens());
+	}
+
+	@Override
+	public void giveBack(BucketKey key, BucketLimits limits, long units) {
+		if (units > 0) {
+			bucket(key, limits).addTokens(units);
 		}
 	}
 

@@ -1,7 +1,12 @@
 package io.ratelimit.autoconfigure.redis;
 
+import java.util.LinkedHashMap;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
+
+import io.ratelimit.core.bucket.BucketLimits;
+import io.ratelimit.core.bucket.LeasedBucketStore;
 
 import org.springframework.boot.health.contributor.Health;
 import org.springframework.boot.health.contributor.HealthIndicator;
@@ -14,32 +19,55 @@ import org.springframework.boot.health.contributor.HealthIndicator;
  * would turn a degraded limiter into an outage. The details say what is going on:
  * {@code state} ({@code connected} or {@code cooling-down}), {@code failureMode},
  * {@code failures}, {@code fallbacks}, and while Redis fails {@code degraded: true} and
- * {@code lastFailure}. Alert on the {@code ratelimit.redis.state} metric.
+ * {@code lastFailure}; {@code batched} says the same of {@code GLOBAL_BATCHED} policies,
+ * with this replica's {@code leases}, {@code leasedTokens} and {@code refillFailures}. Alert
+ * on the {@code ratelimit.redis.state} metric.
  */
 public class RedisBucketStoreHealthIndicator implements HealthIndicator {
 
 	private final FailoverBucketStore store;
 
+	private final FailoverBucketStore batched;
+
+	private final LeasedBucketStore leases;
+
 	/**
 	 * Creates an indicator.
-	 * @param store the global bucket store
+	 * @param store the store of global policies
+	 * @param batched the store of batched global policies
+	 * @param leases the leases behind {@code batched}
 	 */
-	public RedisBucketStoreHealthIndicator(FailoverBucketStore store) {
+	public RedisBucketStoreHealthIndicator(FailoverBucketStore store, FailoverBucketStore batched,
+			LeasedBucketStore leases) {
 		this.store = Objects.requireNonNull(store, "store must not be null");
+		this.batched = Objects.requireNonNull(batched, "batched must not be null");
+		this.leases = Objects.requireNonNull(leases, "leases must not be null");
 	}
 
 	@Override
 	public Health health() {
-		Health.Builder health = Health.up()
-			.withDetail("state", this.store.isCoolingDown() ? "cooling-down" : "connected")
-			.withDetail("failureMode", this.store.mode().name().toLowerCase(Locale.ROOT))
-			.withDetail("failures", this.store.failures())
-			.withDetail("fallbacks", this.store.fallbacks());
-		String failure = this.store.lastFailure();
+		Health.Builder health = Health.up();
+		details(this.store).forEach(health::withDetail);
+		Map<String, Object> batched = details(this.batched);
+		LeasedBucketStore.LeaseStats stats = this.leases.leaseStats();
+		batched.put("leases", stats.leases());
+		batched.put("leasedTokens", stats.leasedUnits() / BucketLimits.UNITS_PER_TOKEN);
+		batched.put("refillFailures", stats.refillFailures());
+		return health.withDetail("batched", batched).build();
+	}
+
+	private static Map<String, Object> details(FailoverBucketStore store) {
+		Map<String, Object> details = new LinkedHashMap<>();
+		details.put("state", store.isCoolingDown() ? "cooling-down" : "connected");
+		details.put("failureMode", store.mode().name().toLowerCase(Locale.ROOT));
+		details.put("failures", store.failures());
+		details.put("fallbacks", store.fallbacks());
+		String failure = store.lastFailure();
 		if (failure != null) {
-			health.withDetail("degraded", true).withDetail("lastFailure", failure);
+			details.put("degraded", true);
+			details.put("lastFailure", failure);
 		}
-		return health.build();
+		return details;
 	}
 
 }

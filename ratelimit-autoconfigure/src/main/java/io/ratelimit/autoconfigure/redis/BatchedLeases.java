@@ -1,0 +1,55 @@
+package io.ratelimit.autoconfigure.redis;
+
+import java.time.Duration;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import io.ratelimit.autoconfigure.InvalidRateLimitPropertyException;
+import io.ratelimit.autoconfigure.RateLimitProperties;
+import io.ratelimit.core.TimeSource;
+import io.ratelimit.core.bucket.LeaseSizing;
+import io.ratelimit.core.bucket.LeasedBucketStore;
+
+/**
+ * Builds the leases of {@code GLOBAL_BATCHED} policies from {@code ratelimit.redis.batch.*}.
+ */
+final class BatchedLeases {
+
+	/** Leases are taken and returned off the request path, two at a time at most. */
+	private static final int BACKGROUND_THREADS = 2;
+
+	private BatchedLeases() {
+	}
+
+	static LeasedBucketStore store(RateLimitProperties.Redis.Batch batch, RedisBucketStore redis,
+			RateLimitProperties properties, ExecutorService background) {
+		Duration horizon = InvalidRateLimitPropertyException.check("ratelimit.redis.batch.horizon",
+				() -> RateLimitRedisAutoConfiguration.positive(batch.getHorizon()));
+		double share = InvalidRateLimitPropertyException.check("ratelimit.redis.batch.maximum-share",
+				() -> shareOfCapacity(batch.getMaximumShare()));
+		Duration idleReturn = InvalidRateLimitPropertyException.check("ratelimit.redis.batch.idle-return",
+				() -> RateLimitRedisAutoConfiguration.positive(batch.getIdleReturn()));
+		LeaseSizing sizing = new LeaseSizing(horizon, share,
+				batch.getSizing() == RateLimitProperties.LeaseSizingMode.DYNAMIC);
+		return new LeasedBucketStore(redis, sizing, idleReturn, properties.getBuckets().getMaximumEntries(), background,
+				TimeSource.system());
+	}
+
+	static ExecutorService backgroundThreads() {
+		AtomicInteger threads = new AtomicInteger();
+		return Executors.newFixedThreadPool(BACKGROUND_THREADS, (task) -> {
+			Thread thread = new Thread(task, "ratelimit-leases-" + threads.incrementAndGet());
+			thread.setDaemon(true);
+			return thread;
+		});
+	}
+
+	private static double shareOfCapacity(double share) {
+		if (!(share > 0 && share <= 1)) {
+			throw new IllegalArgumentException("must be a share of the capacity in (0, 1], but was " + share);
+		}
+		return share;
+	}
+
+}

@@ -1,0 +1,334 @@
+package io.ratelimit.core.bucket;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.LongAdder;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import com.github.benmanes.caffeine.cache.RemovalCause;
+import com.github.benmanes.caffeine.cache.Scheduler;
+import io.ratelimit.core.TimeSource;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Decides from tokens leased in advance from a shared bucket, so that a request does not
+ * wait for the shared store while its key has a lease: the batched mode of global policies.
+ *
+ * <p>Each replica takes a batch of a key's tokens from the shared store (Bucket4j's
+ * consume-as-much-as-possible, so the store is charged when the batch is taken: eager),
+ * admits requests from it locally, and takes the next batch in the background when half of
+ * the current one is used. A key's first request on a replica waits for its first batch; so
+ * does a request after a background lease failed, so that an outage reaches the failure
+ * mode of the store around this one. A lease unused for {@code idleReturn}, or still held at
+ * {@link #close()}, goes back to the shared bucket.
+ *
+ * <p>Accuracy, with n replicas, a largest lease L (in tokens) and a refill rate R: the
+ * shared bucket is charged before any token is used, so the replicas together never admit
+ * more than an exact limiter would (none over); they admit less by at most the tokens held
+ * in leases at a time, {@code 1.5 × n × L}, and a replica that dies loses its lease, at most
+ * {@code 1.5 × L}. A replica whose lease ran dry while the shared bucket is empty asks
+ * again only after the time the bucket takes to refill a lease ({@code L / R}).
+ */
+public final class LeasedBucketStore implements BucketStore, AutoCloseable {
+
+	/** How long a replica leaves a key's shared bucket alone after a background lease failed. */
+	private static final long QUIET_AFTER_FAILURE_NANOS = Duration.ofSeconds(1).toNanos();
+
+	private final LeasableBucketStore shared;
+
+	private final LeaseSizing sizing;
+
+	private final Executor background;
+
+	private final TimeSource time;
+
+	private final Cache<BucketKey, Lease> leases;
+
+	private final LongAdder localDecisions = new LongAdder();
+
+	private final LongAdder sharedWaits = new LongAdder();
+
+	private final LongAdder refills = new LongAdder();
+
+	private final LongAdder refillFailures = new LongAdder();
+
+	private final LongAdder returnedUnits = new LongAdder();
+
+	/**
+	 * Creates a store.
+	 * @param shared the shared store leases come from
+	 * @param sizing how large the leases are
+	 * @param idleReturn how long an unused lease is kept before it goes back
+	 * @param maximumLeases the most keys with a lease; the least used give theirs back first
+	 * @param background runs the background leases and returns
+	 * @param time the clock of demand, idleness and the quiet periods
+	 */
+	public LeasedBucketStore(LeasableBucketStore shared, LeaseSizing sizing, Duration idleReturn, long maximumLeases,
+			Executor background, TimeSource time) {
+		this.shared = Objects.requireNonNull(shared, "shared must not be null");
+		this.sizing = Objects.requireNonNull(sizing, "sizing must not be null");
+		this.background = Objects.requireNonNull(background, "background must not be null");
+		this.time = Objects.requireNonNull(time, "time must not be null");
+		this.leases = Caffeine.newBuilder()
+			.maximumSize(maximumLeases)
+			.expireAfterAccess(idleReturn)
+			.ticker(time::nanoTime)
+			.executor(background)
+			.scheduler(Scheduler.systemScheduler())
+			.recordStats()
+			.removalListener((BucketKey key, Lease lease, RemovalCause cause) -> {
+				if (key != null && lease != null) {
+					giveBack(key, lease.retire());
+				}
+			})
+			.build();
+	}
+
+	@Override
+	public Consumption tryConsume(BucketKey key, BucketLimits limits, long tokens) {
+		if (tokens < 1) {
+			throw new IllegalArgumentException("At least one token must be consumed, but was " + tokens);
+		}
+		long units = Math.multiplyExact(tokens, BucketLimits.UNITS_PER_TOKEN);
+		while (true) {
+			Lease lease = this.leases.get(key, (absent) -> new Lease(limits));
+			lease.lock();
+			try {
+				if (lease.isRetired()) {
+					continue; // given back meanwhile: take the key's new lease
+				}
+				if (!lease.limits().equals(limits)) {
+					giveBack(key, lease.reshape(limits));
+				}
+				long now = this.time.nanoTime();
+				lease.demand(units, now);
+				if (lease.units() < units && lease.mustWaitForShared()) {
+					waitForShared(key, lease, units, now);
+				}
+				if (lease.units() >= units) {
+					lease.take(units);
+					this.localDecisions.increment();
+					refillIfLow(key, lease, now);
+					return new Consumption(true, lease.units() + lease.sharedRemainingUnits(), 0);
+				}
+				refillIfLow(key, lease, now);
+				long missing = Math.max(1, units - lease.units() - lease.sharedRemainingUnits());
+				return new Consumption(false, lease.units() + lease.sharedRemainingUnits(),
+						Math.max(1, limits.nanosToRefill(Math.min(missing, limits.capacityUnits()))));
+			}
+			finally {
+				lease.unlock();
+			}
+		}
+	}
+
+	/**
+	 * Gives the tokens back to this replica's lease of the key, where the request took them
+	 * from; the lease goes back to the shared bucket with the rest.
+	 */
+	@Override
+	public void refund(BucketKey key, BucketLimits limits, long tokens) {
+		if (tokens < 1) {
+			return;
+		}
+		Lease lease = this.leases.getIfPresent(key);
+		if (lease == null) {
+			giveBack(key, new Returned(limits, Math.multiplyExact(tokens, BucketLimits.UNITS_PER_TOKEN)));
+			return;
+		}
+		lease.lock();
+		try {
+			lease.add(Math.multiplyExact(tokens, BucketLimits.UNITS_PER_TOKEN));
+		}
+		finally {
+			lease.unlock();
+		}
+	}
+
+	@Override
+	public BucketStoreStats stats() {
+		this.leases.cleanUp();
+		return new BucketStoreStats(this.leases.estimatedSize(), this.leases.stats().evictionCount());
+	}
+
+	/**
+	 * Returns what the store has done since it was created.
+	 * @return the counts
+	 */
+	public LeaseStats leaseStats() {
+		long leased = 0;
+		for (Lease lease : this.leases.asMap().values()) {
+			leased += lease.units();
+		}
+		return new LeaseStats(this.leases.estimatedSize(), leased, this.localDecisions.sum(), this.sharedWaits.sum(),
+				this.refills.sum(), this.refillFailures.sum(), this.returnedUnits.sum());
+	}
+
+	/**
+	 * Returns this replica's lease of a key, for {@code explain}.
+	 * @param key the bucket key
+	 * @return the lease, or {@code null} when this replica holds none
+	 */
+	public @Nullable LeaseState lease(BucketKey key) {
+		Lease lease = this.leases.getIfPresent(key);
+		if (lease == null) {
+			return null;
+		}
+		lease.lock();
+		try {
+			long now = this.time.nanoTime();
+			return new LeaseState(lease.units(), this.sizing.batchUnits(lease.limits(), lease.demandPerSecond(now),
+					lease.roundTripNanos()), lease.demandPerSecond(now) / BucketLimits.UNITS_PER_TOKEN,
+					lease.sharedRemainingUnits(), lease.isRefilling(), lease.roundTripNanos());
+		}
+		finally {
+			lease.unlock();
+		}
+	}
+
+	/**
+	 * Gives every lease back to the shared bucket, waiting for each return.
+	 */
+	@Override
+	public void close() {
+		for (var entry : this.leases.asMap().entrySet()) {
+			Returned returned = entry.getValue().retire();
+			if (returned.units() > 0) {
+				try {
+					this.shared.giveBack(entry.getKey(), returned.limits(), returned.units());
+					this.returnedUnits.add(returned.units());
+				}
+				catch (RuntimeException ex) {
+					// The shared store is gone: the lease is lost, as a stopped replica's would be.
+				}
+			}
+		}
+		this.leases.invalidateAll();
+	}
+
+	/** Leases in the request: the key's first on this replica, or the first after a failure. */
+	private void waitForShared(BucketKey key, Lease lease, long units, long now) {
+		long batch = this.sizing.batchUnits(lease.limits(), lease.demandPerSecond(now), lease.roundTripNanos());
+		this.sharedWaits.increment();
+		// A failure is thrown to the caller, whose failure mode decides the request.
+		LeasableBucketStore.Grant grant = this.shared.lease(key, lease.limits(), units + batch);
+		lease.granted(grant, this.time.nanoTime() - now);
+		lease.quietUntil(this.time.nanoTime(), quietPeriod(lease.limits(), units + batch, grant));
+	}
+
+	private void refillIfLow(BucketKey key, Lease lease, long now) {
+		if (lease.isRefilling() || !lease.isQuietOver(now)) {
+			return;
+		}
+		long batch = this.sizing.batchUnits(lease.limits(), lease.demandPerSecond(now), lease.roundTripNanos());
+		if (lease.units() >= batch / 2) {
+			return;
+		}
+		lease.refilling(true);
+		BucketLimits limits = lease.limits();
+		try {
+			this.background.execute(() -> refill(key, lease, limits, batch));
+		}
+		catch (RejectedExecutionException ex) {
+			lease.refilling(false);
+		}
+	}
+
+	private void refill(BucketKey key, Lease lease, BucketLimits limits, long batch) {
+		long started = this.time.nanoTime();
+		LeasableBucketStore.Grant grant;
+		try {
+			grant = this.shared.lease(key, limits, batch);
+		}
+		catch (RuntimeException ex) {
+			this.refillFailures.increment();
+			lease.lock();
+			try {
+				lease.refilling(false);
+				lease.failed();
+				lease.quietUntil(this.time.nanoTime(), QUIET_AFTER_FAILURE_NANOS);
+			}
+			finally {
+				lease.unlock();
+			}
+			return;
+		}
+		this.refills.increment();
+		long now = this.time.nanoTime();
+		lease.lock();
+		try {
+			lease.refilling(false);
+			if (lease.isRetired() || !lease.limits().equals(limits)) {
+				giveBack(key, new Returned(limits, grant.units()));
+				return;
+			}
+			lease.granted(grant, now - started);
+			lease.quietUntil(now, quietPeriod(limits, batch, grant));
+		}
+		finally {
+			lease.unlock();
+		}
+	}
+
+	/** After a short grant the shared bucket is empty: leave it alone until it could fill the rest. */
+	private static long quietPeriod(BucketLimits limits, long asked, LeasableBucketStore.Grant grant) {
+		long missing = asked - grant.units();
+		return (missing > 0) ? limits.nanosToRefill(Math.min(missing, limits.capacityUnits())) : 0;
+	}
+
+	private void giveBack(BucketKey key, Returned returned) {
+		if (returned.units() <= 0) {
+			return;
+		}
+		try {
+			this.background.execute(() -> {
+				try {
+					this.shared.giveBack(key, returned.limits(), returned.units());
+					this.returnedUnits.add(returned.units());
+				}
+				catch (RuntimeException ex) {
+					// Lost: the shared bucket refills them in time anyway.
+				}
+			});
+		}
+		catch (RejectedExecutionException ex) {
+			// Shutting down: as above.
+		}
+	}
+
+	/**
+	 * Counts of a {@link LeasedBucketStore}.
+	 *
+	 * @param leases the keys with a lease on this replica
+	 * @param leasedUnits the units those leases hold
+	 * @param localDecisions the requests decided from a lease
+	 * @param sharedWaits the requests that waited for the shared store
+	 * @param refills the background leases taken
+	 * @param refillFailures the background leases that failed
+	 * @param returnedUnits the units given back to the shared store
+	 */
+	public record LeaseStats(long leases, long leasedUnits, long localDecisions, long sharedWaits, long refills,
+			long refillFailures, long returnedUnits) {
+	}
+
+	/**
+	 * One key's lease on this replica.
+	 *
+	 * @param leasedUnits the units this replica may still admit without the shared store
+	 * @param nextLeaseUnits the size of the next lease
+	 * @param demandPerSecond the key's recent demand on this replica, in tokens per second
+	 * @param sharedRemainingUnits the units the shared bucket held after the last lease
+	 * @param refilling whether a background lease is in flight
+	 * @param roundTripNanos how long the last lease took
+	 */
+	public record LeaseState(long leasedUnits, long nextLeaseUnits, double demandPerSecond, long sharedRemainingUnits,
+			boolean refilling, long roundTripNanos) {
+	}
+
+	record Returned(BucketLimits limits, long units) {
+	}
+
+}

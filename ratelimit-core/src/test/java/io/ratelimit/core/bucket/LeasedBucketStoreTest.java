@@ -1,0 +1,191 @@
+package io.ratelimit.core.bucket;
+
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Executor;
+
+import io.ratelimit.core.FakeTimeSource;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Batched global buckets on a virtual clock, the shared store being plain Bucket4j buckets:
+ * leases are charged when taken, requests are decided from them, and what is left goes back.
+ */
+class LeasedBucketStoreTest {
+
+	private static final BucketKey KEY = new BucketKey(1, 2);
+
+	/** 100 tokens, refilled at 100 per second; leases of at most 10. */
+	private static final BucketLimits HUNDRED_PER_SECOND = BucketLimits.of(new BigDecimal("100"), BigDecimal.ONE, 1);
+
+	/** 100 tokens, refilled at 1 per second. */
+	private static final BucketLimits ONE_PER_SECOND = BucketLimits.of(BigDecimal.ONE, new BigDecimal("100"), 1);
+
+	private static final long TOKEN = BucketLimits.UNITS_PER_TOKEN;
+
+	private final FakeTimeSource time = new FakeTimeSource();
+
+	private final SharedTestBuckets shared = new SharedTestBuckets(this.time);
+
+	private final QueuedExecutor background = new QueuedExecutor();
+
+	private LeasedBucketStore replica(Executor background) {
+		return new LeasedBucketStore(this.shared, LeaseSizing.defaults(), Duration.ofSeconds(1), 1000, background,
+				this.time);
+	}
+
+	@Test
+	void tryConsumeWhenFirstRequestThenWaitsForLeaseAndLaterRequestsAreLocal() {
+		LeasedBucketStore store = replica(this.background);
+
+		assertThat(store.tryConsume(KEY, HUNDRED_PER_SECOND, 1).consumed()).isTrue();
+		assertThat(this.shared.calls()).isEqualTo(1);
+		// Eager: the shared bucket was charged for the request and a lease of 10 at once.
+		assertThat(this.shared.availableUnits(KEY, HUNDRED_PER_SECOND)).isEqualTo(89 * TOKEN);
+		for (int i = 0; i < 10; i++) {
+			assertThat(store.tryConsume(KEY, HUNDRED_PER_SECOND, 1).consumed()).isTrue();
+		}
+
+		assertThat(this.shared.calls()).as("no request waited for the shared store again").isEqualTo(1);
+		assertThat(store.leaseStats().localDecisions()).isEqualTo(11);
+		assertThat(store.leaseStats().sharedWaits()).isEqualTo(1);
+		this.background.runAll();
+		assertThat(store.leaseStats().refills()).as("the next lease, taken in the background").isEqualTo(1);
+	}
+
+	@Test
+	void tryConsumeWhenLeaseUsedUpAndRefillPendingThenRefusedLocallyUntilItArrives() {
+		LeasedBucketStore store = replica(this.background);
+		for (int i = 0; i < 11; i++) {
+			store.tryConsume(KEY, HUNDRED_PER_SECOND, 1);
+		}
+
+		Consumption refused = store.tryConsume(KEY, HUNDRED_PER_SECOND, 1);
+
+		assertThat(refused.consumed()).isFalse();
+		assertThat(refused.nanosToWait()).isPositive();
+		assertThat(this.shared.calls()).isEqualTo(1);
+		this.background.runAll();
+		assertThat(store.tryConsume(KEY, HUNDRED_PER_SECOND, 1).consumed()).isTrue();
+		assertThat(store.lease(KEY).leasedUnits()).isPositive();
+	}
+
+	@Test
+	void tryConsumeWhenThreeReplicasFloodOneKeyThenNeverMoreThanExactAndLessByAtMostTheirLeases() {
+		List<LeasedBucketStore> replicas = List.of(replica(Runnable::run), replica(Runnable::run),
+				replica(Runnable::run));
+		int admitted = 0;
+		int seconds = 10;
+		for (int millis = 0; millis < seconds * 1000; millis++) {
+			for (LeasedBucketStore replica : replicas) {
+				admitted += replica.tryConsume(KEY, HUNDRED_PER_SECOND, 1).consumed() ? 1 : 0;
+			}
+			this.time.advanceMillis(1);
+		}
+
+		int exact = 100 + 100 * seconds; // a full bucket, then the refill
+		// Three replicas, leases of at most 10 tokens: at most 1.5 x 3 x 10 held back.
+		assertThat(admitted).isLessThanOrEqualTo(exact).isGreaterThanOrEqualTo(exact - 45);
+		long sharedCalls = this.shared.calls();
+		assertThat((double) sharedCalls / (3 * seconds * 1000)).as("shared-store calls per decision").isLessThan(0.05);
+	}
+
+	@Test
+	void leaseWhenIdleThenGoesBackToSharedBucket() {
+		this.shared.tryConsume(KEY, ONE_PER_SECOND, 50); // 50 left
+		LeasedBucketStore store = replica(this.background);
+		store.tryConsume(KEY, ONE_PER_SECOND, 1); // leases 1 + 10: 39 left
+		assertThat(this.shared.availableUnits(KEY, ONE_PER_SECOND)).isEqualTo(39 * TOKEN);
+
+		this.time.advanceMillis(1500); // idle past the second; the shared bucket gains 1.5
+		store.stats();
+		this.background.runAll();
+
+		assertThat(this.shared.availableUnits(KEY, ONE_PER_SECOND)).isEqualTo(50_500);
+		assertThat(store.lease(KEY)).isNull();
+	}
+
+	@Test
+	void closeWhenLeasesHeldThenGivesThemBack() {
+		this.shared.tryConsume(KEY, ONE_PER_SECOND, 50);
+		LeasedBucketStore store = replica(this.background);
+		store.tryConsume(KEY, ONE_PER_SECOND, 1);
+
+		store.close();
+
+		assertThat(this.shared.availableUnits(KEY, ONE_PER_SECOND)).isEqualTo(49 * TOKEN);
+	}
+
+	@Test
+	void refundWhenLeaseHeldThenTokensReturnToLease() {
+		LeasedBucketStore store = replica(this.background);
+		store.tryConsume(KEY, HUNDRED_PER_SECOND, 3);
+		long leased = store.lease(KEY).leasedUnits();
+
+		store.refund(KEY, HUNDRED_PER_SECOND, 3);
+
+		assertThat(store.lease(KEY).leasedUnits()).isEqualTo(leased + 3 * TOKEN);
+	}
+
+	@Test
+	void tryConsumeWhenSharedStoreFailsThenFirstRequestAndRequestAfterFailedRefillThrow() {
+		LeasedBucketStore store = replica(this.background);
+		store.tryConsume(KEY, HUNDRED_PER_SECOND, 1);
+		this.shared.fail(new IllegalStateException("Redis is down"));
+		while (store.lease(KEY).leasedUnits() > 0) {
+			store.tryConsume(KEY, HUNDRED_PER_SECOND, 1);
+		}
+		this.background.runAll(); // the background lease fails
+
+		// Decided by the failure mode of the store around this one, not refused here.
+		assertThatThrownBy(() -> store.tryConsume(KEY, HUNDRED_PER_SECOND, 1)).hasMessage("Redis is down");
+		assertThatThrownBy(() -> store.tryConsume(new BucketKey(3, 4), HUNDRED_PER_SECOND, 1))
+			.hasMessage("Redis is down");
+		assertThat(store.leaseStats().refillFailures()).isEqualTo(1);
+	}
+
+	@Test
+	void tryConsumeWhenPolicyChangesThenOldLeaseGoesBack() {
+		this.shared.tryConsume(KEY, ONE_PER_SECOND, 50);
+		LeasedBucketStore store = replica(this.background);
+		store.tryConsume(KEY, ONE_PER_SECOND, 1); // a lease of 10 left
+
+		store.tryConsume(KEY, HUNDRED_PER_SECOND, 1);
+		this.background.runAll();
+
+		assertThat(store.leaseStats().returnedUnits()).isEqualTo(10 * TOKEN);
+	}
+
+	/** Runs background work when the test says so. */
+	static final class QueuedExecutor implements Executor {
+
+		private final ArrayDeque<Runnable> tasks = new ArrayDeque<>();
+
+		@Override
+		public synchronized void execute(Runnable task) {
+			this.tasks.add(task);
+		}
+
+		void runAll() {
+			while (true) {
+				List<Runnable> batch;
+				synchronized (this) {
+					if (this.tasks.isEmpty()) {
+						return;
+					}
+					batch = new ArrayList<>(this.tasks);
+					this.tasks.clear();
+				}
+				batch.forEach(Runnable::run);
+			}
+		}
+
+	}
+
+}
