@@ -6,13 +6,6 @@ import java.time.Instant;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicLong;
 
-import io.lettuce.core.ClientOptions;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.SocketOptions;
-import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.Delay;
 import io.ratelimit.autoconfigure.RateLimitProperties.RedisFailureMode;
 import io.ratelimit.autoconfigure.testsupport.RedisServerProcess;
 import io.ratelimit.core.TimeSource;
@@ -50,22 +43,7 @@ class RedisOutageTest {
 	@BeforeEach
 	void start() throws Exception {
 		this.server = RedisServerProcess.start();
-		// As the auto-configuration builds it.
-		ClientResources resources = ClientResources.builder()
-			.reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2,
-					java.util.concurrent.TimeUnit.MILLISECONDS))
-			.build();
-		RedisURI uri = RedisURI.create(this.server.url());
-		uri.setTimeout(TIMEOUT);
-		RedisClient client = RedisClient.create(resources, uri);
-		client.setOptions(ClientOptions.builder()
-			.disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-			.socketOptions(SocketOptions.builder().connectTimeout(TIMEOUT).build())
-			.timeoutOptions(TimeoutOptions.enabled(TIMEOUT))
-			.build());
-		this.redis = new RedisBucketStore(client, "ratelimit:", TIMEOUT, 10_000, TimeSource.system());
-		// As the auto-configuration does at startup.
-		assertThat(this.redis.connect(Duration.ofSeconds(5))).isTrue();
+		this.redis = RedisStores.connect(this.server.url(), "ratelimit:", TIMEOUT);
 	}
 
 	@AfterEach
