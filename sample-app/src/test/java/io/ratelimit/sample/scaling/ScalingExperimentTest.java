@@ -34,14 +34,15 @@ import static org.assertj.core.api.Assertions.within;
 
 /**
  * A7, scaling: three replicas of the sample in this JVM share one PostgreSQL database and
- * one Redis. Two rows of R = {@value #RPS} rps with burst factor 1 (a capacity of R
- * requests): {@code GET /api/products/*} GLOBAL, {@code GET /api/products} LOCAL. One
+ * one Redis. Three rows of R = {@value #RPS} rps with burst factor 1 (a capacity of R
+ * requests): {@code GET /api/products/*} GLOBAL, {@code GET /api/orders/*}{@code /items}
+ * GLOBAL_BATCHED, {@code GET /api/products} LOCAL. One
  * client address sends {@value #LOAD_FACTOR} x R requests a second to each replica on each
  * endpoint, round-robin, for a warm-up of {@value #WARM_UP_SECONDS} s that drains the
  * buckets, then a window of {@value #WINDOW_SECONDS} s: the requests sent in the window
- * count. Every bucket is then empty and admits at its refill rate: the GLOBAL row R a
- * second for all replicas together, the LOCAL row R a second per replica, 3 x R (each
- * asserted within 5%).
+ * count. Every bucket is then empty and admits at its refill rate: the GLOBAL and
+ * GLOBAL_BATCHED rows R a second for all replicas together, the LOCAL row R a second per
+ * replica, 3 x R (each asserted within 5%).
  * {@code scripts/scaling-experiment.sh} runs the same experiment on three sample jars; the
  * figures of both are in {@code docs/scaling.md}.
  */
@@ -92,9 +93,11 @@ class ScalingExperimentTest {
 	@Timeout(value = 60, unit = TimeUnit.SECONDS)
 	void loadWhenRoundRobinOverThreeReplicasThenGlobalAdmitsTheLimitOnceAndLocalThreeTimes() throws Exception {
 		try (Connection connection = database.connect(); Statement sql = connection.createStatement()) {
-			sql.execute("DELETE FROM rate_limit_policy WHERE endpoint IN ('GET /api/products', 'GET /api/products/*')");
+			sql.execute("DELETE FROM rate_limit_policy WHERE endpoint IN ('GET /api/products', 'GET /api/products/*', "
+					+ "'GET /api/orders/*/items')");
 			sql.execute("INSERT INTO rate_limit_policy (endpoint, project_id, rps_limit, scope) VALUES "
 					+ "('GET /api/products/*', NULL, " + RPS + ", 'GLOBAL'), "
+					+ "('GET /api/orders/*/items', NULL, " + RPS + ", 'GLOBAL_BATCHED'), "
 					+ "('GET /api/products', NULL, " + RPS + ", 'LOCAL')");
 		}
 		// NOTIFY reaches the replicas within milliseconds; reload anyway so the test does not race it.
@@ -103,20 +106,25 @@ class ScalingExperimentTest {
 		}
 		double fallbacksBefore = fallbacks();
 		long start = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(50);
-		ExecutorService senders = Executors.newFixedThreadPool(2 * REPLICAS);
+		ExecutorService senders = Executors.newFixedThreadPool(3 * REPLICAS);
 		try {
 			List<Future<Result>> global = new ArrayList<>();
+			List<Future<Result>> batched = new ArrayList<>();
 			List<Future<Result>> local = new ArrayList<>();
 			for (int replica = 0; replica < REPLICAS; replica++) {
 				global.add(senders.submit(load("/api/products/1", replica, start)));
+				batched.add(senders.submit(load("/api/orders/1/items", replica, start)));
 				local.add(senders.submit(load("/api/products", replica, start)));
 			}
 			Result globalResult = sum(global);
+			Result batchedResult = sum(batched);
 			Result localResult = sum(local);
 			print("GLOBAL", globalResult, RPS);
+			print("GLOBAL_BATCHED", batchedResult, RPS);
 			print("LOCAL", localResult, REPLICAS * RPS);
 			assertThat(fallbacks() - fallbacksBefore).as("decisions made without Redis").isZero();
 			check("GLOBAL", globalResult, RPS);
+			check("GLOBAL_BATCHED", batchedResult, RPS);
 			check("LOCAL", localResult, REPLICAS * RPS);
 		}
 		finally {
