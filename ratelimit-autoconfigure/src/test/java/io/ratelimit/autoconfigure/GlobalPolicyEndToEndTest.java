@@ -21,8 +21,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Two replicas of an application share one PostgreSQL policy table and one Redis: a GLOBAL
- * row is enforced across both (together they admit its capacity once), a LOCAL row per
- * replica (each admits its capacity).
+ * row is enforced across both (together they admit its capacity once), a GLOBAL_BATCHED
+ * row too (from leases), a LOCAL row per replica (each admits its capacity).
  */
 class GlobalPolicyEndToEndTest {
 
@@ -41,6 +41,8 @@ class GlobalPolicyEndToEndTest {
 						+ "VALUES ('GET /api/products', 1, 'GLOBAL')");
 				sql.execute("INSERT INTO rate_limit_policy (endpoint, rps_limit, scope) "
 						+ "VALUES ('GET /api/widgets', 1, 'LOCAL')");
+				sql.execute("INSERT INTO rate_limit_policy (endpoint, rps_limit, scope) "
+						+ "VALUES ('GET /api/orders/*/items', 1, 'GLOBAL_BATCHED')");
 			}
 			List<Http> replicas = List.of(http(first), http(second));
 			for (ConfigurableApplicationContext context : List.of(first, second)) {
@@ -49,7 +51,14 @@ class GlobalPolicyEndToEndTest {
 
 			assertThat(admitted(replicas, "/api/products", 10)).isEqualTo(2);
 			assertThat(admitted(replicas, "/api/widgets", 10)).isEqualTo(4);
+			assertThat(admitted(replicas, "/api/orders/7/items", 10)).isEqualTo(2);
 			assertThat(redis.keys(redis.prefix())).isNotEmpty();
+			// The first replica leased the bucket's two tokens; explain shows its lease.
+			String explained = replicas.get(0)
+				.get("/actuator/ratelimit/explain?endpoint=GET%20/api/orders/*/items&client=127.0.0.1")
+				.body();
+			assertThat(explained).contains("\"scope\":\"GLOBAL_BATCHED\"", "\"replicaLeases\":1",
+					"\"client\":\"127.0.0.1\"", "\"lease\":{\"leasedTokens\":0.0");
 		}
 	}
 
@@ -68,7 +77,7 @@ class GlobalPolicyEndToEndTest {
 				"--spring.datasource.password=" + database.password(),
 				"--spring.data.redis.url=" + redis.url(), "--ratelimit.redis.key-prefix=" + redis.prefix(),
 				"--ratelimit.key-secret=shared-by-every-replica-0123456789", "--ratelimit.policy.refresh-interval=1h",
-				"--spring.jmx.enabled=false");
+				"--spring.jmx.enabled=false", "--management.endpoints.web.exposure.include=ratelimit");
 	}
 
 	private static Http http(ConfigurableApplicationContext context) {
