@@ -15,7 +15,6 @@ import java.util.concurrent.locks.ReentrantLock;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.github.bucket4j.ConsumptionProbe;
-import io.github.bucket4j.TimeMeter;
 import io.github.bucket4j.TokensInheritanceStrategy;
 import io.github.bucket4j.VerboseResult;
 import io.github.bucket4j.distributed.BucketProxy;
@@ -31,6 +30,7 @@ import io.ratelimit.core.bucket.BucketKey;
 import io.ratelimit.core.bucket.BucketLimits;
 import io.ratelimit.core.bucket.BucketStore;
 import io.ratelimit.core.bucket.LeasableBucketStore;
+import io.ratelimit.core.bucket.WallClockMeter;
 import io.ratelimit.core.bucket.BucketStoreStats;
 import io.ratelimit.core.bucket.Consumption;
 import org.jspecify.annotations.Nullable;
@@ -270,7 +270,7 @@ final class RedisBucketStore implements LeasableBucketStore, AutoCloseable {
 		ExpirationAfterWriteStrategy expiration = ExpirationAfterWriteStrategy
 			.basedOnTimeForRefillingBucketUpToMax(KEEP_AFTER_FULL);
 		Bucket4jLettuce.LettuceBasedProxyManagerBuilder<byte[]> builder = Bucket4jLettuce.casBasedBuilder(connection)
-			.clientClock(wallClock(this.time))
+			.clientClock(WallClockMeter.of(this.time))
 			.requestTimeout(this.timeout)
 			.expirationAfterWrite(expiration);
 		return new Connected(connection, new LastSeenStateProxyManager(builder, expiration, this.maximumProxies));
@@ -284,29 +284,6 @@ final class RedisBucketStore implements LeasableBucketStore, AutoCloseable {
 		}
 		this.client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
 		this.client.getResources().shutdown(0, 2, TimeUnit.SECONDS);
-	}
-
-	/**
-	 * Bucket4j's view of the wall clock: distributed buckets need a clock that all replicas
-	 * share, and the monotonic clock of each JVM starts anywhere.
-	 */
-	static TimeMeter wallClock(TimeSource time) {
-		if (time == TimeSource.system()) {
-			return TimeMeter.SYSTEM_MILLISECONDS;
-		}
-		return new TimeMeter() {
-
-			@Override
-			public long currentTimeNanos() {
-				return TimeUnit.MILLISECONDS.toNanos(time.currentTimeMillis());
-			}
-
-			@Override
-			public boolean isWallClockBased() {
-				return true;
-			}
-
-		};
 	}
 
 	private record Connected(StatefulRedisConnection<byte[], byte[]> connection, ProxyManager<byte[]> proxies) {

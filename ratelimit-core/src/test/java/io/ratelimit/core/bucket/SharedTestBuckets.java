@@ -1,7 +1,6 @@
 package io.ratelimit.core.bucket;
 
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -29,19 +28,7 @@ public final class SharedTestBuckets implements LeasableBucketStore {
 	private final AtomicReference<RuntimeException> failure = new AtomicReference<>();
 
 	public SharedTestBuckets(TimeSource time) {
-		this.clock = new TimeMeter() {
-
-			@Override
-			public long currentTimeNanos() {
-				return TimeUnit.MILLISECONDS.toNanos(time.currentTimeMillis());
-			}
-
-			@Override
-			public boolean isWallClockBased() {
-				return true;
-			}
-
-		};
+		this.clock = WallClockMeter.of(time);
 	}
 
 	public int calls() {
