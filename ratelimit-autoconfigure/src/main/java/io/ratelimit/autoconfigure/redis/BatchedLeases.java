@@ -16,8 +16,12 @@ import io.ratelimit.core.bucket.LeasedBucketStore;
  */
 final class BatchedLeases {
 
-	/** Leases are taken and returned off the request path, two at a time at most. */
-	private static final int BACKGROUND_THREADS = 2;
+	/**
+	 * Leases are taken and returned off the request path, by threads that mostly wait for
+	 * Redis: at 20 ms away, two threads managed about 23 leases a second and keys waited
+	 * in their queue.
+	 */
+	private static final int BACKGROUND_THREADS = 8;
 
 	private BatchedLeases() {
 	}
