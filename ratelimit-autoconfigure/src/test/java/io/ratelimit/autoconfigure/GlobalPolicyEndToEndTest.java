@@ -3,6 +3,7 @@ package io.ratelimit.autoconfigure;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.util.List;
+import java.util.Map;
 
 import io.ratelimit.autoconfigure.testapp.TestShopApplication;
 import io.ratelimit.autoconfigure.testsupport.Http;
@@ -10,10 +11,12 @@ import io.ratelimit.autoconfigure.testsupport.PostgresDatabase;
 import io.ratelimit.autoconfigure.testsupport.RedisNamespace;
 import io.ratelimit.autoconfigure.testsupport.TestPostgres;
 import io.ratelimit.autoconfigure.testsupport.TestRedis;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.health.contributor.HealthIndicator;
 import org.springframework.boot.web.server.context.WebServerApplicationContext;
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -59,6 +62,17 @@ class GlobalPolicyEndToEndTest {
 				.body();
 			assertThat(explained).contains("\"scope\":\"GLOBAL_BATCHED\"", "\"replicaLeases\":1",
 					"\"client\":\"127.0.0.1\"", "\"lease\":{\"leasedTokens\":0.0");
+			// Metrics and health cover the batched row.
+			assertThat(count(replicas.get(0), "ratelimit.redis.lease.decisions?tag=outcome:waited")).isPositive();
+			assertThat(count(replicas.get(0), "ratelimit.redis.lease.decisions?tag=outcome:local")).isPositive();
+			Map<String, Object> health = first.getBean("ratelimitRedisHealthIndicator", HealthIndicator.class)
+				.health()
+				.getDetails();
+			assertThat(health).extractingByKey("batched")
+				.asInstanceOf(InstanceOfAssertFactories.MAP)
+				.containsEntry("state", "connected")
+				.containsEntry("leases", 1L)
+				.containsEntry("refillFailures", 0L);
 		}
 	}
 
@@ -77,7 +91,12 @@ class GlobalPolicyEndToEndTest {
 				"--spring.datasource.password=" + database.password(),
 				"--spring.data.redis.url=" + redis.url(), "--ratelimit.redis.key-prefix=" + redis.prefix(),
 				"--ratelimit.key-secret=shared-by-every-replica-0123456789", "--ratelimit.policy.refresh-interval=1h",
-				"--spring.jmx.enabled=false", "--management.endpoints.web.exposure.include=ratelimit");
+				"--spring.jmx.enabled=false", "--management.endpoints.web.exposure.include=ratelimit,metrics");
+	}
+
+	private static double count(Http replica, String metric) {
+		String body = replica.get("/actuator/metrics/" + metric).body();
+		return Double.parseDouble(body.replaceAll(".*\"value\":([0-9.E]+).*", "$1"));
 	}
 
 	private static Http http(ConfigurableApplicationContext context) {
