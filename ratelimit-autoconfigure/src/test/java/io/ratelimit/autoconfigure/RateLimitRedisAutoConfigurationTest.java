@@ -89,6 +89,35 @@ class RateLimitRedisAutoConfigurationTest {
 	}
 
 	@Test
+	void runWhenSentinelSettingsAndSecretThenGlobalStoreInRedis() {
+		this.runner
+			.withPropertyValues("spring.data.redis.sentinel.master=primary",
+					"spring.data.redis.sentinel.nodes=127.0.0.1:1,127.0.0.1:2", "ratelimit.key-secret=" + secret())
+			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(GlobalBucketStore.class));
+	}
+
+	@Test
+	void runWhenClusterSettingsAndSecretThenGlobalStoreInRedis() {
+		this.runner
+			.withPropertyValues("spring.data.redis.cluster.nodes=127.0.0.1:1,127.0.0.1:2",
+					"ratelimit.key-secret=" + secret())
+			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(GlobalBucketStore.class));
+	}
+
+	@Test
+	void runWhenMasterReplicaSettingsThenRefusesToStartNamingTheProperty() {
+		this.runner
+			.withPropertyValues("spring.data.redis.masterreplica.nodes=127.0.0.1:1,127.0.0.1:2",
+					"ratelimit.key-secret=" + secret())
+			.run((context) -> {
+				FailureAnalysis analysis = analyze(context.getStartupFailure());
+				assertThat(analysis.getDescription()).contains("spring.data.redis.masterreplica.nodes")
+					.contains("Sentinel");
+				assertThat(analysis.getAction()).contains("spring.data.redis.masterreplica.nodes");
+			});
+	}
+
+	@Test
 	void runWhenRedisSettingsWithoutSecretThenRefusesToStartNamingTheProperty() {
 		this.runner.withPropertyValues("spring.data.redis.host=127.0.0.1").run((context) -> {
 			assertThat(context).hasFailed();

@@ -9,7 +9,8 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
 
 /**
  * Matches when {@code ratelimit.redis.enabled} is not {@code false} and the application says
- * where Redis is: a {@code spring.data.redis} url, host, port, sentinel or cluster setting, or
+ * where Redis is: a {@code spring.data.redis} url, host, port, sentinel, cluster or
+ * master/replica setting (the last to refuse it with a reason rather than ignore it), or
  * a {@code DataRedisConnectionDetails} bean of its own, such as a service connection (with
  * {@code spring-boot-data-redis}). Redis's default address alone does not switch global
  * buckets on.
@@ -17,7 +18,8 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
 class OnRedisSettingsCondition extends SpringBootCondition implements ConfigurationCondition {
 
 	private static final String[] SETTINGS = { "spring.data.redis.url", "spring.data.redis.host",
-			"spring.data.redis.port", "spring.data.redis.sentinel.master", "spring.data.redis.cluster.nodes" };
+			"spring.data.redis.port", "spring.data.redis.sentinel.master", "spring.data.redis.sentinel.nodes",
+			"spring.data.redis.cluster.nodes", "spring.data.redis.masterreplica.nodes" };
 
 	@Override
 	public ConfigurationPhase getConfigurationPhase() {

@@ -4,13 +4,7 @@ import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 
 import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
-import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.RedisURI;
-import io.lettuce.core.SocketOptions;
-import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.Delay;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.ratelimit.autoconfigure.GlobalBucketStore;
 import io.ratelimit.autoconfigure.InvalidRateLimitPropertyException;
@@ -21,6 +15,8 @@ import io.ratelimit.core.TimeSource;
 import io.ratelimit.core.bucket.BucketStore;
 import io.ratelimit.core.bucket.LeasedBucketStore;
 import io.ratelimit.core.bucket.LocalBucketStore;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.config.ConfigurableListableBeanFactory;
@@ -47,6 +43,13 @@ import org.springframework.core.env.Environment;
  * must fail at once while disconnected, not queue behind the application's commands, and
  * the starter then needs no Spring Data Redis at all.
  * <p>
+ * Redis may be a standalone server, a primary watched by Sentinel or a cluster, with TLS
+ * and an ACL user, as the {@code spring.data.redis.*} settings say. Settings of the
+ * application's own client, such as reads from replicas
+ * ({@code spring.data.redis.lettuce.read-from} or a customizer), do not apply: a
+ * compare-and-swap that starts from a replica's lagging copy of a bucket fails on the
+ * primary and retries until the replica catches up.
+ * <p>
  * Local policies keep their per-replica store: the Redis store is published as a
  * {@link GlobalBucketStore}, not as a second {@code BucketStore}. Requires
  * {@code ratelimit.key-secret}: replicas with different secrets would derive different
@@ -59,6 +62,8 @@ import org.springframework.core.env.Environment;
 @Conditional(OnRedisSettingsCondition.class)
 @EnableConfigurationProperties(RateLimitProperties.class)
 public class RateLimitRedisAutoConfiguration {
+
+	private static final Log logger = LogFactory.getLog(RateLimitRedisAutoConfiguration.class);
 
 	/** The longest startup waits for the Redis store to warm up. */
 	private static final Duration WARM_UP_BUDGET = Duration.ofSeconds(3);
@@ -75,12 +80,15 @@ public class RateLimitRedisAutoConfiguration {
 		RateLimitProperties.Redis redis = properties.getRedis();
 		Duration timeout = InvalidRateLimitPropertyException.check("ratelimit.redis.timeout",
 				() -> positive(redis.getTimeout()));
-		RedisURI uri = RedisUris.of(beans, environment);
-		uri.setTimeout(timeout);
+		RedisUris.Target target = RedisUris.of(beans, environment);
 		InvalidRateLimitPropertyException.check("ratelimit.redis.cooldown", () -> positive(redis.getCooldown()));
+		if (environment.containsProperty("spring.data.redis.lettuce.read-from") && logger.isInfoEnabled()) {
+			logger.info("Global rate-limit buckets are read and written on the Redis primary only: "
+					+ "spring.data.redis.lettuce.read-from applies to the application's own connections");
+		}
 		LocalBucketStore local = LocalBucketStore.create(properties.getBuckets().getMaximumEntries());
-		RedisBucketStore remote = new RedisBucketStore(client(uri, timeout), redis.getKeyPrefix(), timeout,
-				properties.getBuckets().getMaximumEntries(), TimeSource.system());
+		RedisBucketStore remote = new RedisBucketStore(RedisClients.connector(target, timeout), redis.getKeyPrefix(),
+				timeout, properties.getBuckets().getMaximumEntries(), TimeSource.system());
 		ExecutorService background = BatchedLeases.backgroundThreads();
 		try {
 			LeasedBucketStore leases = BatchedLeases.store(redis.getBatch(), remote, properties, background);
@@ -108,23 +116,6 @@ public class RateLimitRedisAutoConfiguration {
 		return InvalidRateLimitPropertyException.check("ratelimit.redis.failure-threshold",
 				() -> new FailoverBucketStore(remote, redis.getFailureMode(), local, redis.getFailureThreshold(),
 						redis.getCooldown(), TimeSource.system()));
-	}
-
-	private static RedisClient client(RedisURI uri, Duration timeout) {
-		// Reconnect soon after Redis returns: the default back-off grows to 30 seconds.
-		ClientResources resources = ClientResources.builder()
-			.reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2,
-					java.util.concurrent.TimeUnit.MILLISECONDS))
-			.build();
-		RedisClient client = RedisClient.create(resources, uri);
-		client.setOptions(ClientOptions.builder()
-			.autoReconnect(true)
-			// Fail at once while disconnected instead of queueing until the timeout.
-			.disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-			.socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
-			.timeoutOptions(TimeoutOptions.enabled(timeout))
-			.build());
-		return client;
 	}
 
 	static Duration positive(@Nullable Duration duration) {

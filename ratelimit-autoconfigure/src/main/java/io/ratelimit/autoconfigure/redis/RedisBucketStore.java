@@ -4,6 +4,7 @@ import java.math.BigDecimal;
 import java.net.ConnectException;
 import java.nio.charset.StandardCharsets;
 import java.security.SecureRandom;
+import java.security.cert.CertificateException;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.HexFormat;
@@ -23,8 +24,7 @@ import io.github.bucket4j.distributed.proxy.ProxyManager;
 import io.github.bucket4j.distributed.proxy.optimization.Optimizations;
 import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import io.lettuce.core.RedisClient;
-import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.codec.ByteArrayCodec;
+import io.lettuce.core.api.StatefulConnection;
 import io.ratelimit.core.TimeSource;
 import io.ratelimit.core.bucket.BucketKey;
 import io.ratelimit.core.bucket.BucketLimits;
@@ -53,7 +53,9 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * Every failure (Redis down, timeout) is thrown as a {@link RuntimeException}; deciding what
  * then happens is the job of {@link FailoverBucketStore}. The connection is opened on first
- * use, so an application starts while Redis is down, and Lettuce reconnects by itself.
+ * use, so an application starts while Redis is down, and Lettuce reconnects by itself. The
+ * store works the same over a standalone server, a Sentinel-managed primary or a cluster:
+ * the {@link RedisConnector} says which.
  */
 final class RedisBucketStore implements LeasableBucketStore, AutoCloseable {
 
@@ -73,7 +75,7 @@ final class RedisBucketStore implements LeasableBucketStore, AutoCloseable {
 	/** Admits every warm-up decision, and lets its key expire a second after the last. */
 	private static final BucketLimits WARM_UP_LIMITS = BucketLimits.of(BigDecimal.valueOf(1000), BigDecimal.ONE, 1);
 
-	private final RedisClient client;
+	private final RedisConnector connector;
 
 	private final byte[] prefix;
 
@@ -96,7 +98,8 @@ final class RedisBucketStore implements LeasableBucketStore, AutoCloseable {
 	private final ReentrantLock connecting = new ReentrantLock();
 
 	/**
-	 * Creates a store; connects on first use.
+	 * Creates a store over a standalone server, or a primary that Sentinel names; connects
+	 * on first use.
 	 * @param client the Lettuce client; the store owns it and its resources, and shuts both
 	 * down when closed
 	 * @param keyPrefix the prefix of every key
@@ -105,7 +108,21 @@ final class RedisBucketStore implements LeasableBucketStore, AutoCloseable {
 	 * @param time the wall clock buckets refill by; every replica's must agree
 	 */
 	RedisBucketStore(RedisClient client, String keyPrefix, Duration timeout, long maximumProxies, TimeSource time) {
-		this.client = Objects.requireNonNull(client, "client must not be null");
+		this(RedisConnector.of(client), keyPrefix, timeout, maximumProxies, time);
+	}
+
+	/**
+	 * Creates a store; connects on first use.
+	 * @param connector how to reach Redis; the store owns its client and shuts it down when
+	 * closed
+	 * @param keyPrefix the prefix of every key
+	 * @param timeout the longest wait for one Redis request
+	 * @param maximumProxies the most bucket proxies, and states last seen of buckets, kept for reuse
+	 * @param time the wall clock buckets refill by; every replica's must agree
+	 */
+	RedisBucketStore(RedisConnector connector, String keyPrefix, Duration timeout, long maximumProxies,
+			TimeSource time) {
+		this.connector = Objects.requireNonNull(connector, "connector must not be null");
 		this.prefix = Objects.requireNonNull(keyPrefix, "keyPrefix must not be null").getBytes(StandardCharsets.UTF_8);
 		this.timeout = Objects.requireNonNull(timeout, "timeout must not be null");
 		this.time = Objects.requireNonNull(time, "time must not be null");
@@ -206,7 +223,8 @@ final class RedisBucketStore implements LeasableBucketStore, AutoCloseable {
 	 * take longer than the request timeout allows, and requests would start the cooldown
 	 * of {@link FailoverBucketStore} right after every deploy.
 	 * @param budget the longest time to spend connecting and warming up; a refused
-	 * connection (Redis down) gives up at once
+	 * connection (Redis down) or a failed TLS handshake (a certificate not trusted), which
+	 * trying again cannot change, gives up at once
 	 * @return whether the connection is open
 	 */
 	boolean connect(Duration budget) {
@@ -216,7 +234,7 @@ final class RedisBucketStore implements LeasableBucketStore, AutoCloseable {
 				connected();
 			}
 			catch (RuntimeException ex) {
-				if (refused(ex) || System.nanoTime() - deadline >= 0) {
+				if (hopeless(ex) || System.nanoTime() - deadline >= 0) {
 					return false;
 				}
 			}
@@ -238,10 +256,19 @@ final class RedisBucketStore implements LeasableBucketStore, AutoCloseable {
 		return true;
 	}
 
-	private static boolean refused(Throwable ex) {
+	private static boolean hopeless(Throwable ex) {
 		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
-			if (cause instanceof ConnectException) {
+			// Not any TLS failure: a handshake that overran the timeout in a cold JVM succeeds
+			// when tried again.
+			if (cause instanceof ConnectException || cause instanceof CertificateException) {
 				return true;
+			}
+			// A cluster client that reached none of its nodes reports each failure beside
+			// its own exception, not as the cause.
+			for (Throwable suppressed : cause.getSuppressed()) {
+				if (hopeless(suppressed)) {
+					return true;
+				}
 			}
 		}
 		return false;
@@ -266,14 +293,15 @@ final class RedisBucketStore implements LeasableBucketStore, AutoCloseable {
 	}
 
 	private Connected open() {
-		StatefulRedisConnection<byte[], byte[]> connection = this.client.connect(ByteArrayCodec.INSTANCE);
+		RedisConnector.Connection connection = this.connector.connect();
 		ExpirationAfterWriteStrategy expiration = ExpirationAfterWriteStrategy
 			.basedOnTimeForRefillingBucketUpToMax(KEEP_AFTER_FULL);
-		Bucket4jLettuce.LettuceBasedProxyManagerBuilder<byte[]> builder = Bucket4jLettuce.casBasedBuilder(connection)
+		Bucket4jLettuce.LettuceBasedProxyManagerBuilder<byte[]> builder = connection.builder()
 			.clientClock(WallClockMeter.of(this.time))
 			.requestTimeout(this.timeout)
 			.expirationAfterWrite(expiration);
-		return new Connected(connection, new LastSeenStateProxyManager(builder, expiration, this.maximumProxies));
+		return new Connected(connection.connection(),
+				new LastSeenStateProxyManager(builder, expiration, this.maximumProxies));
 	}
 
 	@Override
@@ -282,11 +310,10 @@ final class RedisBucketStore implements LeasableBucketStore, AutoCloseable {
 		if (current != null) {
 			current.connection().close();
 		}
-		this.client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-		this.client.getResources().shutdown(0, 2, TimeUnit.SECONDS);
+		this.connector.shutdown();
 	}
 
-	private record Connected(StatefulRedisConnection<byte[], byte[]> connection, ProxyManager<byte[]> proxies) {
+	private record Connected(StatefulConnection<byte[], byte[]> connection, ProxyManager<byte[]> proxies) {
 	}
 
 	private record RemoteBucket(BucketLimits limits, BucketProxy proxy) {

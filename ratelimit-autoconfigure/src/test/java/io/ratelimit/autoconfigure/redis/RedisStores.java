@@ -1,15 +1,9 @@
 package io.ratelimit.autoconfigure.redis;
 
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
+import java.util.List;
 
-import io.lettuce.core.ClientOptions;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.SocketOptions;
-import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.Delay;
 import io.ratelimit.core.TimeSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -28,18 +22,10 @@ final class RedisStores {
 	 * @return the store; close it
 	 */
 	static RedisBucketStore connect(String url, String prefix, Duration timeout) {
-		ClientResources resources = ClientResources.builder()
-			.reconnectDelay(Delay.exponential(Duration.ofMillis(10), Duration.ofSeconds(1), 2, TimeUnit.MILLISECONDS))
-			.build();
-		RedisURI uri = RedisURI.create(url);
-		uri.setTimeout(timeout);
-		RedisClient client = RedisClient.create(resources, uri);
-		client.setOptions(ClientOptions.builder()
-			.disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-			.socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
-			.timeoutOptions(TimeoutOptions.enabled(timeout))
-			.build());
-		RedisBucketStore redis = new RedisBucketStore(client, prefix, timeout, 10_000, TimeSource.system());
+		RedisUris.Target target = new RedisUris.Target(RedisUris.Topology.STANDALONE, List.of(RedisURI.create(url)),
+				null, null);
+		RedisBucketStore redis = new RedisBucketStore(RedisClients.connector(target, timeout), prefix, timeout,
+				10_000, TimeSource.system());
 		assertThat(redis.connect(Duration.ofSeconds(5))).isTrue();
 		return redis;
 	}

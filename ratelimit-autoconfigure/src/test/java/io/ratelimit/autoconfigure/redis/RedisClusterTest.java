@@ -1,0 +1,212 @@
+package io.ratelimit.autoconfigure.redis;
+
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import io.ratelimit.autoconfigure.testsupport.RedisClusterSetup;
+import io.ratelimit.autoconfigure.testsupport.RedisProcess;
+import io.ratelimit.core.bucket.BucketKey;
+import io.ratelimit.core.bucket.BucketLimits;
+import io.ratelimit.core.bucket.BucketStore;
+import io.ratelimit.core.bucket.BucketStoreContract;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Global buckets in a Redis Cluster of three primaries of this class's own: the store
+ * contract through the cluster client, the auto-configuration reading
+ * {@code spring.data.redis.cluster.nodes} (with and without Spring Data Redis's connection
+ * details), buckets spread over every node, and a node restarted mid-run. Figures of the
+ * restart are printed.
+ */
+class RedisClusterTest extends BucketStoreContract {
+
+	/** 20 tokens, one more every 10 seconds: nothing refills while a test runs. */
+	private static final BucketLimits LIMITS = BucketLimits.of(new BigDecimal("0.1"), BigDecimal.valueOf(200), 1);
+
+	private static final AtomicInteger stores = new AtomicInteger();
+
+	private static RedisClusterSetup cluster;
+
+	private final List<RedisBucketStore> opened = new ArrayList<>();
+
+	private final ApplicationContextRunner runner = new ApplicationContextRunner()
+		.withConfiguration(AutoConfigurations.of(RateLimitRedisAutoConfiguration.class))
+		.withPropertyValues("ratelimit.key-secret=0123456789abcdef0123456789abcdef",
+				"ratelimit.redis.cooldown=1s");
+
+	private static final String PASSWORD = "limiter-secret";
+
+	@BeforeAll
+	static void startCluster() throws Exception {
+		List<String> limiterUser = new ArrayList<>(List.of("--user", "ratelimit", "reset", "on", ">" + PASSWORD));
+		limiterUser.addAll(RedisAclTest.CLUSTER_RULES);
+		cluster = RedisClusterSetup.start(limiterUser.toArray(String[]::new));
+	}
+
+	@AfterAll
+	static void stopCluster() {
+		if (cluster != null) {
+			cluster.close();
+		}
+	}
+
+	@AfterEach
+	void closeStores() {
+		this.opened.forEach(RedisBucketStore::close);
+	}
+
+	@Override
+	protected BucketStore newStore(long maximumEntries) {
+		RedisUris.Target target = RedisUris.cluster(cluster.nodes().stream().map(RedisUris.Node::parse).toList(),
+				new RedisUris.Credentials(null, null), new RedisUris.Tls(false, null), null);
+		RedisBucketStore store = new RedisBucketStore(RedisClients.connector(target, Duration.ofSeconds(2)),
+				"ratelimit:" + stores.incrementAndGet() + ":", Duration.ofSeconds(2), maximumEntries, this.time);
+		this.opened.add(store);
+		return store;
+	}
+
+	@Test
+	void runWhenClusterNodesThenBucketsSpreadOverEveryNode() {
+		this.runner.withPropertyValues(clusterProperties()).run((context) -> {
+			RedisGlobalBuckets buckets = context.getBean(RedisGlobalBuckets.class);
+			Set<Integer> ports = new HashSet<>();
+			for (int i = 0; i < 30; i++) {
+				BucketKey key = new BucketKey(i, stores.incrementAndGet());
+				assertThat(buckets.failover().tryConsume(key, LIMITS, 1).consumed()).isTrue();
+				ports.add(cluster.nodeOf(buckets.redis().redisKey(key)).port());
+			}
+			assertThat(buckets.failover().fallbacks()).isZero();
+			assertThat(ports).hasSize(3);
+			for (RedisProcess node : cluster.processes()) {
+				assertThat(node.cli("DBSIZE")).isNotEqualTo("0");
+			}
+		});
+	}
+
+	@Test
+	void runWhenLimiterAclUserOnEveryNodeThenBucketsWorkThroughIt() {
+		this.runner.withPropertyValues(clusterProperties())
+			.withPropertyValues("spring.data.redis.username=ratelimit", "spring.data.redis.password=" + PASSWORD)
+			.run((context) -> {
+				RedisGlobalBuckets buckets = context.getBean(RedisGlobalBuckets.class);
+				for (int i = 0; i < 30; i++) {
+					BucketKey key = new BucketKey(i, stores.incrementAndGet());
+					assertThat(buckets.failover().tryConsume(key, LIMITS, 1).consumed()).isTrue();
+					buckets.failover().refund(key, LIMITS, 1);
+				}
+				assertThat(buckets.failover().failures()).isZero();
+				for (RedisProcess node : cluster.processes()) {
+					assertThat(node.cli("ACL", "LOG")).as("nothing refused on %s", node.port()).isEmpty();
+				}
+			});
+	}
+
+	@Test
+	void runWhenSpringDataRedisConnectionDetailsNameClusterThenBucketsInTheCluster() {
+		this.runner.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class))
+			.withPropertyValues(clusterProperties())
+			.run((context) -> {
+				FailoverBucketStore store = context.getBean(RedisGlobalBuckets.class).failover();
+				BucketKey key = new BucketKey(-1, stores.incrementAndGet());
+				for (int i = 0; i < 20; i++) {
+					assertThat(store.tryConsume(key, LIMITS, 1).consumed()).isTrue();
+				}
+				assertThat(store.tryConsume(key, LIMITS, 1).consumed()).isFalse();
+				assertThat(store.fallbacks()).isZero();
+			});
+	}
+
+	/**
+	 * The node that holds a key is killed and started again while this replica of the
+	 * application decides that key: while it is gone the failure mode ({@code closed})
+	 * refuses, then the cluster decides again without a restart of the application, from
+	 * the bucket the node kept in its append-only file.
+	 */
+	@Test
+	void tryConsumeWhenNodeRestartedThenFailureModeDecidesUntilNodeResumes() {
+		this.runner.withPropertyValues(clusterProperties())
+			.withPropertyValues("ratelimit.redis.failure-mode=closed")
+			.run((context) -> {
+				RedisGlobalBuckets buckets = context.getBean(RedisGlobalBuckets.class);
+				FailoverBucketStore store = buckets.failover();
+				BucketKey key = new BucketKey(-2, stores.incrementAndGet());
+				RedisProcess node = cluster.nodeOf(buckets.redis().redisKey(key));
+				BucketKey traffic = keyOn(node, buckets.redis());
+				for (int i = 0; i < 10; i++) {
+					assertThat(store.tryConsume(key, LIMITS, 1).consumed()).isTrue();
+				}
+				AtomicReference<Duration> back = new AtomicReference<>();
+
+				DecisionsThroughSwitch.Result result = DecisionsThroughSwitch.run(store, traffic, key, LIMITS, () -> {
+					long killed = System.nanoTime();
+					node.kill();
+					// Longer than the node timeout: the other nodes mark it failing.
+					sleep(Duration.ofMillis(1500));
+					try {
+						node.restart();
+					}
+					catch (Exception ex) {
+						throw new IllegalStateException(ex);
+					}
+					cluster.awaitHealthy(Duration.ofSeconds(10));
+					back.set(Duration.ofNanos(System.nanoTime() - killed));
+				}, Duration.ofSeconds(20));
+
+				assertThat(result.firstFallback()).as("the failure mode decides").isNotNull();
+				assertThat(result.resumed()).as("Redis decides again").isNotNull().isLessThan(Duration.ofSeconds(15));
+				System.out.printf("Cluster node restart: node killed, started again 1500 ms later, cluster ok again "
+						+ "%d ms after the kill; the failure mode (closed) decided %d requests from %d ms on, "
+						+ "admitting %d; Redis decided again %d ms after the kill (cooldown 1000 ms)%n",
+						back.get().toMillis(), result.byFailureMode(), result.firstFallback().toMillis(),
+						result.watchedAdmittedByFailureMode(), result.resumed().toMillis());
+				assertThat(result.watchedAdmittedByFailureMode()).as("closed admits nothing").isZero();
+				long fallbacks = store.fallbacks();
+				int admitted = 0;
+				for (int i = 0; i < 20; i++) {
+					admitted += store.tryConsume(key, LIMITS, 1).consumed() ? 1 : 0;
+				}
+				assertThat(admitted).as("the half the node kept").isEqualTo(10);
+				assertThat(store.fallbacks()).as("decided by the cluster").isEqualTo(fallbacks);
+			});
+	}
+
+	/** Returns a key whose bucket lives on {@code node}. */
+	private static BucketKey keyOn(RedisProcess node, RedisBucketStore redis) {
+		for (long i = 0;; i++) {
+			BucketKey key = new BucketKey(-3, i);
+			if (cluster.nodeOf(redis.redisKey(key)) == node) {
+				return key;
+			}
+		}
+	}
+
+	private static String[] clusterProperties() {
+		return new String[] { "spring.data.redis.cluster.nodes=" + String.join(",", cluster.nodes()) };
+	}
+
+	private static void sleep(Duration duration) {
+		try {
+			Thread.sleep(duration.toMillis());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new IllegalStateException(ex);
+		}
+	}
+
+}
