@@ -94,7 +94,11 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 		}
 		long units = Math.multiplyExact(tokens, BucketLimits.UNITS_PER_TOKEN);
 		while (true) {
-			Lease lease = this.leases.get(key, (absent) -> new Lease(limits));
+			// A quiet read first: a capturing loader would be allocated on every decision.
+			Lease lease = this.leases.getIfPresent(key);
+			if (lease == null) {
+				lease = this.leases.get(key, (absent) -> new Lease(limits));
+			}
 			lease.lock();
 			try {
 				if (lease.isRetired()) {
