@@ -1,32 +1,23 @@
 package io.ratelimit.autoconfigure.testsupport;
 
-import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
-import java.net.Socket;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
-
-import org.junit.jupiter.api.Assumptions;
 
 /**
  * A Redis server of one test's own, on a free loopback port, that the test stops and
  * starts to play an outage: the locally installed {@code redis-server}, without
- * persistence. Tests that need one are skipped where it is not installed.
+ * persistence, run by {@link RedisProcess}. Tests that need one are skipped where it is not
+ * installed.
  */
 public final class RedisServerProcess implements AutoCloseable {
 
-	private final int port;
+	private final RedisProcess process;
 
-	private final Path pidFile;
+	private final Path directory;
 
-	private RedisServerProcess(int port) throws IOException {
-		this.port = port;
-		this.pidFile = Files.createTempFile("ratelimit-redis-" + port, ".pid");
-		Files.delete(this.pidFile);
+	private RedisServerProcess(RedisProcess process, Path directory) {
+		this.process = process;
+		this.directory = directory;
 	}
 
 	/**
@@ -35,22 +26,25 @@ public final class RedisServerProcess implements AutoCloseable {
 	 * @throws Exception if it does not start
 	 */
 	public static RedisServerProcess start() throws Exception {
-		Assumptions.assumeTrue(installed(), "redis-server is not installed");
-		int port;
-		try (ServerSocket socket = new ServerSocket(0)) {
-			port = socket.getLocalPort();
+		RedisProcess.assumeInstalled();
+		int port = RedisProcess.freePort();
+		Path directory = RedisProcess.newDirectory("redis-" + port);
+		try {
+			return new RedisServerProcess(RedisProcess.start(port, directory, List.of("--port", String.valueOf(port),
+					"--bind", "127.0.0.1", "--save", "", "--appendonly", "no")), directory);
 		}
-		RedisServerProcess server = new RedisServerProcess(port);
-		server.resume();
-		return server;
+		catch (Exception ex) {
+			RedisProcess.deleteDirectory(directory);
+			throw ex;
+		}
 	}
 
 	public int port() {
-		return this.port;
+		return this.process.port();
 	}
 
 	public String url() {
-		return "redis://127.0.0.1:" + this.port;
+		return "redis://127.0.0.1:" + port();
 	}
 
 	/**
@@ -58,61 +52,20 @@ public final class RedisServerProcess implements AutoCloseable {
 	 * @throws Exception if it does not come up within five seconds
 	 */
 	public void resume() throws Exception {
-		run("redis-server", "--port", String.valueOf(this.port), "--bind", "127.0.0.1", "--save", "", "--appendonly",
-				"no", "--daemonize", "yes", "--pidfile", this.pidFile.toString());
-		await(true);
+		this.process.restart();
 	}
 
 	/**
 	 * Stops the server, as in an outage: connections are cut and new ones refused.
-	 * @throws Exception if it is still listening after five seconds
 	 */
-	public void stop() throws Exception {
-		run("redis-cli", "-p", String.valueOf(this.port), "shutdown", "nosave");
-		await(false);
+	public void stop() {
+		this.process.kill();
 	}
 
 	@Override
-	public void close() throws Exception {
-		if (listening()) {
-			stop();
-		}
-	}
-
-	private void await(boolean up) throws InterruptedException {
-		Instant deadline = Instant.now().plus(Duration.ofSeconds(5));
-		while (listening() != up) {
-			if (Instant.now().isAfter(deadline)) {
-				throw new IllegalStateException("Redis on port " + this.port + " did not " + (up ? "start" : "stop"));
-			}
-			Thread.sleep(20);
-		}
-	}
-
-	private boolean listening() {
-		try (Socket socket = new Socket()) {
-			socket.connect(new InetSocketAddress("127.0.0.1", this.port), 200);
-			return true;
-		}
-		catch (IOException ex) {
-			return false;
-		}
-	}
-
-	private static boolean installed() {
-		try {
-			return new ProcessBuilder("redis-server", "--version").start().waitFor() == 0;
-		}
-		catch (IOException | InterruptedException ex) {
-			return false;
-		}
-	}
-
-	private static void run(String... command) throws IOException, InterruptedException {
-		Process process = new ProcessBuilder(List.of(command)).redirectErrorStream(true)
-			.redirectOutput(ProcessBuilder.Redirect.DISCARD)
-			.start();
-		process.waitFor();
+	public void close() {
+		this.process.close();
+		RedisProcess.deleteDirectory(this.directory);
 	}
 
 }
