@@ -1,15 +1,21 @@
 #!/usr/bin/env bash
-# End-to-end load test: the sample app with the rate limiter off, on (every request
-# admitted) and refusing (almost every request 429), and the same catalogue endpoint behind
-# bucket4j-spring-boot-starter (bucket4j-peer-app) off, admitting and refusing. Every variant
-# runs as its own `java -jar` process on loopback; wrk drives them in turn, several rounds,
-# and the script prints a Markdown report of the medians and their ratios on stdout
-# (progress goes to stderr). What it measures and why: docs/benchmarks.md.
+# End-to-end load test: the smallest web application with the starter (minimal-app) and the
+# sample app, each with the rate limiter off, on (every request admitted) and refusing (almost
+# every request 429), and the sample's catalogue endpoint behind bucket4j-spring-boot-starter
+# (bucket4j-peer-app) off, admitting and refusing. Every variant runs as its own `java -jar`
+# process on loopback; wrk drives them in turn, several rounds, and the script prints a
+# Markdown report of the medians, the CPU time each application spent per request, and their
+# ratios and differences on stdout (progress goes to stderr). What it measures and why:
+# docs/benchmarks.md.
 #
-#   scripts/load-test.sh > results.md                       # the full run (about 12 minutes)
+#   scripts/load-test.sh > results.md                       # the full run (about 20 minutes)
+#   FORKS=5 CONNECTIONS=4 VARIANTS='minimal-disabled minimal-enabled minimal-rejected' \
+#     scripts/load-test.sh > minimal.md                     # the limiter's cost, fresh JVMs
 #   ROUNDS=2 DURATION=5 scripts/load-test.sh > results.md   # a smoke run
 #   PROFILE=1 VARIANTS='disabled enabled' scripts/load-test.sh > profile.md
 #                                                           # where the limiter's CPU goes
+#   PROFILE=alloc VARIANTS='minimal-disabled minimal-enabled' scripts/load-test.sh > alloc.md
+#                                                           # where it allocates
 #
 # Settings (environment variables):
 #   ROUNDS       measured runs of each variant, alternating variants, per fork    (5)
@@ -24,7 +30,7 @@
 #   WARMUP_MAX   most seconds of warm-up of each variant                          (180)
 #   CONNECTIONS  wrk connections, all from 127.0.0.1, so one client to the limiters (16)
 #   THREADS      wrk threads                                                      (1)
-#   VARIANTS     which variants, in this order                 (all six, see VARIANT_LIST;
+#   VARIANTS     which variants, in this order                 (all nine, see VARIANT_LIST;
 #                enabled-admin, the limiter with its admin endpoint exposed, on request)
 #   PIN          1: apps on APP_CPUS, wrk on WRK_CPUS with taskset; 0: no pinning (1)
 #   APP_CPUS     CPUs of the applications                                         (1)
@@ -36,8 +42,11 @@
 #   PROFILE      1: sample every measured run's CPU with async-profiler (fetched from Maven
 #                Central, Linux only) and report where each variant's CPU went: the
 #                limiter's own frames, the socket writes, the rest of the request threads
-#                and the other threads. Profiling slows the applications, so compare
-#                such figures only with each other                                 (0)
+#                and the other threads. alloc: sample what every measured run allocates
+#                instead, and report bytes per request split the same way, with Tomcat's
+#                encoding of the response fields in place of the socket writes.
+#                Profiling slows the applications, so compare such figures (but for the
+#                bytes, which do not depend on speed) only with each other          (0)
 #   ASYNC_PROFILER_VERSION  the tools.profiler:async-profiler version for PROFILE=1   (3.0)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -49,7 +58,7 @@ WARMUP=${WARMUP:-20}
 WARMUP_MAX=${WARMUP_MAX:-180}
 CONNECTIONS=${CONNECTIONS:-16}
 THREADS=${THREADS:-1}
-VARIANT_LIST="disabled enabled rejected bucket4j-disabled bucket4j bucket4j-rejected"
+VARIANT_LIST="minimal-disabled minimal-enabled minimal-rejected disabled enabled rejected bucket4j-disabled bucket4j bucket4j-rejected"
 # Not in the default run: the limiter's cost with its admin endpoint exposed on the
 # application's port, next to `enabled`, whose admin endpoint is not exposed.
 OPTIONAL_VARIANTS="enabled-admin"
@@ -64,14 +73,14 @@ OUT_DIR=${OUT_DIR:-target/load-test}
 PROFILE=${PROFILE:-0}
 ASYNC_PROFILER_VERSION=${ASYNC_PROFILER_VERSION:-3.0}
 
-ENDPOINT=/api/products
+MINIMAL_JAR=minimal-app/target/minimal-app-0.2.0-SNAPSHOT.jar
 SAMPLE_JAR=sample-app/target/sample-app-0.2.0-SNAPSHOT.jar
 PEER_JAR=bucket4j-peer-app/target/bucket4j-peer-app-0.2.0-SNAPSHOT.jar
 # The peer's version, for the report (the parent pom's property).
 PEER_VERSION=$(sed -n 's:.*<bucket4j-spring-boot-starter.version>\(.*\)</bucket4j-spring-boot-starter.version>.*:\1:p' pom.xml)
 
 read -r -a variants <<<"$VARIANTS"
-declare -A pids=() ports=()
+declare -A pids=() ports=() expected_bodies=()
 
 log() {
   echo "[load-test $(date +%H:%M:%S)] $*" >&2
@@ -104,6 +113,9 @@ trap 'exit 143' TERM
 
 describe() {
   case $1 in
+    minimal-disabled) echo "minimal app, limiter off (\`ratelimit.enabled=false\`)" ;;
+    minimal-enabled) echo "minimal app, limiter on, built-in default policy at 1,000,000 rps per client: all admitted" ;;
+    minimal-rejected) echo "minimal app, limiter on, built-in default policy at 1 rps per client: almost all 429" ;;
     disabled) echo "sample app, limiter off (\`ratelimit.enabled=false\`)" ;;
     enabled) echo "sample app, limiter on, 1,000,000 rps per client: all admitted" ;;
     enabled-admin) echo "as enabled, with the limiter's admin endpoint exposed on the application's port" ;;
@@ -118,6 +130,9 @@ describe() {
 # rate, in both limiters (the sample's burst factor is 2).
 app_args() {
   case $1 in
+    minimal-disabled) echo "$MINIMAL_JAR --ratelimit.enabled=false" ;;
+    minimal-enabled) echo "$MINIMAL_JAR --ratelimit.policy.default-rps=1000000" ;;
+    minimal-rejected) echo "$MINIMAL_JAR --ratelimit.policy.default-rps=1" ;;
     disabled) echo "$SAMPLE_JAR --spring.profiles.active=loadtest --ratelimit.enabled=false" ;;
     enabled) echo "$SAMPLE_JAR --spring.profiles.active=loadtest --spring.flyway.placeholders.rps=1000000" ;;
     enabled-admin) echo "$SAMPLE_JAR --spring.profiles.active=loadtest --spring.flyway.placeholders.rps=1000000 --management.endpoints.web.exposure.include=health,info,prometheus,ratelimit" ;;
@@ -130,13 +145,30 @@ app_args() {
 
 # Whether the variant is meant to refuse the load (rather than admit it).
 refuses() {
-  [[ $1 == rejected || $1 == bucket4j-rejected ]]
+  [[ $1 == *rejected ]]
+}
+
+# The endpoint the load goes to: one product on the minimal app (a template with a path
+# variable, as most APIs have), the catalogue on the sample and its peer.
+endpoint() {
+  case $1 in
+    minimal-*) echo "/api/products/1" ;;
+    *) echo "/api/products" ;;
+  esac
+}
+
+# A URL that answers once the application is up: the minimal app has no Actuator.
+ready_url() {
+  case $1 in
+    minimal-*) echo "http://127.0.0.1:${ports[$1]}$(endpoint "$1")" ;;
+    *) echo "http://127.0.0.1:${ports[$1]}/actuator/health" ;;
+  esac
 }
 
 # A response header that only an active limiter of that variant sets, or nothing.
 limiter_header() {
   case $1 in
-    enabled | enabled-admin | rejected) echo "RateLimit-Policy" ;;
+    minimal-enabled | minimal-rejected | enabled | enabled-admin | rejected) echo "RateLimit-Policy" ;;
     bucket4j | bucket4j-rejected) echo "X-Rate-Limit-Remaining" ;;
   esac
 }
@@ -167,7 +199,7 @@ check_settings() {
     [[ " $VARIANT_LIST $OPTIONAL_VARIANTS " == *" $v "* ]] \
       || fail "unknown variant '$v' in VARIANTS; known: $VARIANT_LIST $OPTIONAL_VARIANTS"
   done
-  [[ $PROFILE == 0 || $PROFILE == 1 ]] || fail "PROFILE must be 0 or 1, not '$PROFILE'"
+  [[ $PROFILE == 0 || $PROFILE == 1 || $PROFILE == alloc ]] || fail "PROFILE must be 0, 1 or alloc, not '$PROFILE'"
   if [[ $PIN == 1 ]]; then
     command -v taskset >/dev/null || fail "PIN=1 needs taskset (util-linux); run with PIN=0 to skip pinning"
     (($(nproc) >= 2)) || { log "one CPU only: not pinning"; PIN=0; }
@@ -176,19 +208,23 @@ check_settings() {
 
 build() {
   if [[ $SKIP_BUILD == 1 ]]; then
-    [[ -f $SAMPLE_JAR && -f $PEER_JAR ]] || fail "SKIP_BUILD=1 but $SAMPLE_JAR or $PEER_JAR is missing"
+    local v jar
+    for v in "${variants[@]}"; do
+      read -r jar _ <<<"$(app_args "$v")"
+      [[ -f $jar ]] || fail "SKIP_BUILD=1 but $jar is missing"
+    done
     return 0
   fi
-  log "building the sample app and the peer app"
+  log "building the minimal app, the sample app and the peer app"
   # Spring Boot repackages an application jar only when the module's own jar is rebuilt,
   # which a change in another module alone does not cause: the old jar would be measured.
-  rm -f "$SAMPLE_JAR" "$PEER_JAR"
-  ./mvnw -q -pl sample-app,bucket4j-peer-app -am package -DskipTests >&2
+  rm -f "$MINIMAL_JAR" "$SAMPLE_JAR" "$PEER_JAR"
+  ./mvnw -q -pl minimal-app,sample-app,bucket4j-peer-app -am package -DskipTests >&2
 }
 
 # async-profiler's native library, from its jar on Maven Central, for PROFILE=1.
 prepare_profiler() {
-  [[ $PROFILE == 1 ]] || return 0
+  [[ $PROFILE != 0 ]] || return 0
   local platform dir=$OUT_DIR/async-profiler
   case "$(uname -s)-$(uname -m)" in
     Linux-x86_64) platform=linux-x64 ;;
@@ -228,7 +264,7 @@ start_app() {
   local opts prefix
   read -r -a opts <<<"$JAVA_OPTS"
   # Without this, samples in inlined code are charged to the frame of the last safepoint.
-  [[ $PROFILE == 1 ]] && opts+=(-XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints)
+  [[ $PROFILE != 0 ]] && opts+=(-XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints)
   read -r -a prefix <<<"$(pin_prefix "$APP_CPUS")"
   # A simple command, so that $! is the JVM itself (taskset execs it).
   "${prefix[@]}" java "${opts[@]}" -jar "${args[@]}" --server.address=127.0.0.1 --server.port="$port" \
@@ -238,13 +274,13 @@ start_app() {
 }
 
 wait_ready() {
-  local variant=$1 port=${ports[$1]}
+  local variant=$1
   for _ in $(seq 1 600); do
     kill -0 "${pids[$variant]}" 2>/dev/null || {
       tail -n 30 "$OUT_DIR/$variant.log" >&2
       fail "$variant stopped during startup (log: $OUT_DIR/$variant.log)"
     }
-    [[ $(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port/actuator/health") == 200 ]] && return 0
+    [[ $(curl -s -o /dev/null -w '%{http_code}' "$(ready_url "$variant")") == [24]?? ]] && return 0
     sleep 0.5
   done
   fail "$variant was not ready after 300 s (log: $OUT_DIR/$variant.log)"
@@ -260,14 +296,20 @@ json_members() {
 # same endpoint everywhere, the limiter's header where a limiter is on and nowhere else,
 # and a 429 by the third request where the limit is 1 rps with bursts of 2.
 check_app() {
-  local variant=$1 url="http://127.0.0.1:${ports[$1]}$ENDPOINT" header status headers body
+  local variant=$1 path url header status headers body expected
+  path=$(endpoint "$variant")
+  url="http://127.0.0.1:${ports[$variant]}$path"
   header=$(limiter_header "$variant")
   headers=$(curl -s -D - -o "$OUT_DIR/$variant.body" "$url")
   status=$(head -n 1 <<<"$headers" | awk '{print $2}')
   body=$(cat "$OUT_DIR/$variant.body")
-  [[ $status == 200 ]] || fail "$variant answered $status to the first GET $ENDPOINT"
-  [[ $(json_members "$body") == "$(json_members "$EXPECTED_BODY")" && ${#body} == "${#EXPECTED_BODY}" ]] \
-    || fail "$variant answered a different body: $body, not $EXPECTED_BODY"
+  [[ $status == 200 ]] || fail "$variant answered $status to the first GET $path"
+  [[ $body == [\[{]* ]] || fail "$variant answered $path with: $body"
+  # The first variant of an endpoint sets the body every other one must answer.
+  expected=${expected_bodies[$path]:-$body}
+  expected_bodies[$path]=$expected
+  [[ $(json_members "$body") == "$(json_members "$expected")" && ${#body} == "${#expected}" ]] \
+    || fail "$variant answered a different body: $body, not $expected"
   if [[ -n $header ]]; then
     grep -qi "^$header:" <<<"$headers" || fail "$variant sent no $header field: is its limiter on?"
   else
@@ -296,6 +338,25 @@ CLK_TCK=$(getconf CLK_TCK)
 # the fields after the command name, which may hold spaces.
 ticks() {
   sed 's/^.*) //' "$1" 2>/dev/null | awk '{ print $12 + $13 }'
+}
+
+# "collections eden_used_kb eden_capacity_kb" of a JVM, from its performance counters
+# (jstat reads them without stopping it), or nothing without jstat.
+eden() {
+  command -v jstat >/dev/null || return 0
+  jstat -gc "$1" 2>/dev/null | awk 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i }
+    NR == 2 { printf "%d %s %s\n", $c["YGC"] + $c["FGC"], $c["EU"], $c["EC"] }'
+}
+
+# Bytes a JVM allocated between two eden() readings. Every collection empties eden (the
+# serial and parallel collectors; the heap is fixed by -Xms = -Xmx) when it is all but full,
+# so eden's capacity per collection plus the change in its use is what was allocated, to
+# within the unused end of eden at each collection (a TLAB or less, well under 1 %).
+allocated() {
+  local before=$1 after=$2
+  [[ -n $before && -n $after ]] || { echo -1; return 0; }
+  awk -v b="$before" -v a="$after" 'BEGIN { split(b, x, " "); split(a, y, " ");
+    printf "%.0f", ((y[1] - x[1]) * y[3] + y[2] - x[2]) * 1024 }'
 }
 
 # CPU ticks of the JIT compiler threads of a JVM so far.
@@ -336,7 +397,7 @@ drive() {
   local variant=$1 seconds=$2 line prefix
   read -r -a prefix <<<"$(pin_prefix "$WRK_CPUS")"
   line=$("${prefix[@]}" wrk -t"$THREADS" -c"$CONNECTIONS" -d"${seconds}s" -s scripts/load-test/report.lua \
-    "http://127.0.0.1:${ports[$variant]}$ENDPOINT" | grep '^RESULT ') || fail "wrk failed on $variant"
+    "http://127.0.0.1:${ports[$variant]}$(endpoint "$variant")" | grep '^RESULT ') || fail "wrk failed on $variant"
   RESULT=$(sed -E 's/^RESULT requests=([0-9]+) duration_us=([0-9]+) non2xx=([0-9]+) socket_errors=([0-9]+) p50_us=([0-9]+) p90_us=([0-9]+) p99_us=([0-9]+)$/\1 \2 \3 \4 \5 \6 \7/' <<<"$line")
 }
 
@@ -347,7 +408,8 @@ median() {
 
 # A column of a variant's runs in runs.tsv, in round order, of one fork or of all. The
 # columns: 1 round (counted over all forks), 2 variant, 3 rps, 4 p50_ms, 5 p90_ms, 6 p99_ms,
-# 7 non2xx_share, 8 socket_errors, 9 cpu_us_per_request, 10 jit_ms, 11 requests, 12 fork.
+# 7 non2xx_share, 8 socket_errors, 9 cpu_us_per_request, 10 jit_ms, 11 requests, 12 fork,
+# 13 bytes_per_request (allocated by the JVM, -1 without jstat).
 column_of() {
   local variant=$1 column=$2 fork=${3:-0}
   awk -v v="$variant" -v c="$column" -v f="$fork" 'NR > 1 && $2 == v && (f == 0 || $12 == f) { print $c }' \
@@ -370,17 +432,18 @@ ratio_cells() {
         printf "%.3f (%.3f–%.3f)", m, v[1], v[NR] }'
 }
 
-# A report row for a target: "met" when the ratio of medians is at least (ge) or above (gt)
-# the bound.
+# A report row for a target: "met" when the ratio of medians is at least (ge), above (gt) or
+# at most (le) the bound.
 target_row() {
   local label=$1 a=$2 b=$3 column=$4 op=$5 bound=$6 ratio cells verdict
   has_variant "$a" && has_variant "$b" || return 0
   cells=$(ratio_cells "$a" "$b" "$column")
   ratio=${cells%% *}
   verdict=$(awk -v r="$ratio" -v b="$bound" -v op="$op" \
-    'BEGIN { ok = (op == "ge") ? (r >= b) : (r > b); print ok ? "met" : "**not met**" }')
+    'BEGIN { ok = (op == "ge") ? (r >= b) : (op == "gt") ? (r > b) : (r <= b); print ok ? "met" : "**not met**" }')
   local sign='≥'
   [[ $op == gt ]] && sign='>'
+  [[ $op == le ]] && sign='≤'
   echo "| $label | $cells | $sign $bound | $verdict |"
 }
 
@@ -391,6 +454,38 @@ fork_ratios() {
     ma=$(column_of "$a" "$column" "$fork" | median)
     mb=$(column_of "$b" "$column" "$fork" | median)
     awk -v ma="$ma" -v mb="$mb" -v first="$fork" 'BEGIN { printf "%s%.3f", (first == 1) ? "" : ", ", ma / mb }'
+  done
+}
+
+# "difference of medians | median (min-max) of the per-round differences" of a column, a − b.
+difference_cells() {
+  local a=$1 b=$2 column=$3 ma mb
+  ma=$(column_of "$a" "$column" | median)
+  mb=$(column_of "$b" "$column" | median)
+  awk -v ma="$ma" -v mb="$mb" 'BEGIN { printf "%+.1f", ma - mb }'
+  printf ' | '
+  paste <(column_of "$a" "$column") <(column_of "$b" "$column") | awk '{ print $1 - $2 }' | sort -g \
+    | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
+        printf "%+.1f (%+.1f to %+.1f)", m, v[1], v[NR] }'
+}
+
+# A report row for a target on a difference: "met" when the difference of medians is at most
+# the bound.
+difference_row() {
+  local label=$1 a=$2 b=$3 column=$4 bound=$5 cells verdict
+  has_variant "$a" && has_variant "$b" || return 0
+  cells=$(difference_cells "$a" "$b" "$column")
+  verdict=$(awk -v d="${cells%% *}" -v b="$bound" 'BEGIN { print (d <= b) ? "met" : "**not met**" }')
+  echo "| $label | $cells | ${bound:+≤ $bound} | ${bound:+$verdict} |"
+}
+
+# The difference of a column's medians, a − b, within each fork, comma-separated.
+fork_differences() {
+  local a=$1 b=$2 column=$3 fork ma mb
+  for fork in $(seq 1 "$FORKS"); do
+    ma=$(column_of "$a" "$column" "$fork" | median)
+    mb=$(column_of "$b" "$column" "$fork" | median)
+    awk -v ma="$ma" -v mb="$mb" -v first="$fork" 'BEGIN { printf "%s%+.1f", (first == 1) ? "" : ", ", ma - mb }'
   done
 }
 
@@ -418,25 +513,50 @@ report() {
   [[ $VARIANTS != "$VARIANT_LIST" ]] && variants_setting="VARIANTS='${variants[*]}' "
   echo "- Command: \`ROUNDS=$ROUNDS FORKS=$FORKS DURATION=$DURATION WARMUP=$WARMUP WARMUP_MAX=$WARMUP_MAX CONNECTIONS=$CONNECTIONS" \
     "THREADS=$THREADS PIN=$PIN $variants_setting""scripts/load-test.sh\`"
-  echo "- CPU µs/req: CPU time of the application's JVM (all its threads) during a run, per request"
-  echo "- \`GET $ENDPOINT\` on loopback, $CONNECTIONS keep-alive connections from one address;" \
+  echo "- CPU µs/req: CPU time of the application's JVM (all its threads) during a run, per request;" \
+    "bytes/req: what the JVM allocated during a run (eden's use and collections, by jstat), per request"
+  echo "- \`GET /api/products/1\` (minimal app) or \`GET /api/products\` (sample and peer) on loopback, $CONNECTIONS keep-alive connections from one address;" \
     "$FORKS JVM(s) of each variant, one set after another; in each set at least $WARMUP s of warm-up per variant (until its JIT is idle)," \
     "then $ROUNDS round(s) of $DURATION s per variant, variants alternating (each round starts one variant later);" \
     "medians over all rounds of all sets"
   echo
-  echo "| variant | what runs | req/s | CPU µs/req | p50 ms | p90 ms | p99 ms | non-2xx |"
-  echo "|---|---|---|---|---|---|---|---|"
+  echo "| variant | what runs | req/s | CPU µs/req | bytes/req | p50 ms | p90 ms | p99 ms | non-2xx |"
+  echo "|---|---|---|---|---|---|---|---|---|"
   for v in "${variants[@]}"; do
-    printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "$v" "$(describe "$v")" \
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$v" "$(describe "$v")" \
       "$(column_of "$v" 3 | median | awk '{ printf "%.0f", $1 }')" \
-      "$(column_of "$v" 9 | median | awk '{ printf "%.0f", $1 }')" \
+      "$(column_of "$v" 9 | median | awk '{ printf "%.1f", $1 }')" \
+      "$(column_of "$v" 13 | median | awk '{ if ($1 < 0) printf "n/a"; else printf "%.0f", $1 }')" \
       "$(column_of "$v" 4 | median | awk '{ printf "%.2f", $1 }')" \
       "$(column_of "$v" 5 | median | awk '{ printf "%.2f", $1 }')" \
       "$(column_of "$v" 6 | median | awk '{ printf "%.2f", $1 }')" \
       "$(column_of "$v" 7 | median | awk '{ printf "%.1f %%", $1 * 100 }')"
   done
+  # The minimal app's targets: the limiter's added CPU per admitted request at most 5 µs with
+  # a few connections and 8 µs with many, throughput on / off at least 0.95 with a few.
+  local cpu_bound=8 minimal_throughput=info_row
+  ((CONNECTIONS <= 4)) && cpu_bound=5 && minimal_throughput=target_row
+  local differences
+  differences=$(
+    difference_row "minimal app: CPU µs per request added by the limiter (on − off)" minimal-enabled minimal-disabled 9 "$cpu_bound"
+    difference_row "minimal app: bytes allocated per request by the limiter (on − off)" minimal-enabled minimal-disabled 13 256
+    difference_row "minimal app: CPU µs per refused request − per request with the limiter off" minimal-rejected minimal-disabled 9 ""
+    difference_row "sample app: CPU µs per request added by the limiter (on − off)" enabled disabled 9 ""
+    difference_row "sample app: bytes allocated per request by the limiter (on − off)" enabled disabled 13 ""
+    difference_row "sample app: CPU µs per refused request − per request with the limiter off" rejected disabled 9 ""
+    difference_row "peer app: CPU µs per request added by bucket4j (on − off)" bucket4j bucket4j-disabled 9 ""
+  )
+  if [[ -n $differences ]]; then
+    echo
+    echo "| difference | of medians | per round: median (min–max) | target | |"
+    echo "|---|---|---|---|---|"
+    echo "$differences"
+  fi
   local ratios
   ratios=$(
+    $minimal_throughput "minimal app: req/s, limiter on / off" minimal-enabled minimal-disabled 3 ge 0.95
+    target_row "minimal app: CPU per request, limiter refusing / admitting" minimal-rejected minimal-enabled 9 le 0.5
+    info_row "minimal app: req/s, limiter refusing / admitting" minimal-rejected minimal-enabled 3
     target_row "req/s, limiter on / off" enabled disabled 3 ge 0.95
     info_row "req/s, limiter on with admin endpoint exposed / off" enabled-admin disabled 3
     info_row "req/s, limiter on with admin endpoint exposed / without" enabled-admin enabled 3
@@ -461,10 +581,16 @@ report() {
     echo "|---|---|---|---|---|"
     echo "$ratios"
   fi
-  if ((FORKS > 1)) && has_variant enabled && has_variant disabled; then
-    echo
-    echo "Each fork's JVMs on their own, ratio of that fork's medians: req/s, limiter on / off:" \
-      "$(fork_ratios enabled disabled 3); CPU per request, limiter on / off: $(fork_ratios enabled disabled 9)."
+  if ((FORKS > 1)); then
+    local on off app
+    for app in minimal sample; do
+      on=enabled off=disabled
+      [[ $app == minimal ]] && on=minimal-enabled off=minimal-disabled
+      has_variant "$on" && has_variant "$off" || continue
+      echo
+      echo "Each fork's JVMs of the $app app on their own, that fork's medians: req/s, limiter on / off:" \
+        "$(fork_ratios "$on" "$off" 3); CPU µs per request added by the limiter: $(fork_differences "$on" "$off" 9)."
+    done
   fi
   if ((${#STILL_COMPILING[@]} > 0)); then
     echo
@@ -483,7 +609,7 @@ report() {
     echo
     echo "wrk counted $socket_errors socket errors (connect, read, write or timeout) over all runs; see $OUT_DIR/runs.tsv."
   fi
-  [[ $PROFILE == 1 ]] && profile_report
+  [[ $PROFILE != 0 ]] && profile_report
   for v in "${variants[@]}"; do
     refuses "$v" && continue
     if awk -v v="$v" 'NR > 1 && $2 == v && $7 > 0 { found = 1 } END { exit !found }' "$OUT_DIR/runs.tsv"; then
@@ -493,34 +619,44 @@ report() {
   done
 }
 
-# Where each variant's CPU went over its profiled runs, in µs per request (PROFILE=1).
+# Where each variant's CPU or allocation went over its profiled runs, per request.
 profile_report() {
-  local v requests cpu_us lines
+  local v requests cpu_us lines mode=cpu unit="µs" format="%+.1f | %+.2f | %+.2f | %+.2f | %+.2f"
   local -A split=()
   echo
-  echo "Where the CPU went (async-profiler, CPU-time samples of every measured run; µs per request):"
-  echo
-  echo "| variant | CPU | the limiter's own frames | socket writes | rest of the request threads | everything else (JIT, GC, Tomcat's poller) |"
+  if [[ $PROFILE == alloc ]]; then
+    mode=alloc unit="bytes" format="%+.0f | %+.0f | %+.0f | %+.0f | %+.0f"
+    echo "Where the allocation went (async-profiler, a sample per 256 bytes allocated in every measured run; bytes per request):"
+    echo
+    echo "| variant | allocated | the limiter's own frames | Tomcat's encoding of the response fields | rest of the request threads | everything else |"
+  else
+    echo "Where the CPU went (async-profiler, CPU-time samples of every measured run; µs per request):"
+    echo
+    echo "| variant | CPU | the limiter's own frames | socket writes | rest of the request threads | everything else (JIT, GC, Tomcat's poller) |"
+  fi
   echo "|---|---|---|---|---|---|"
   for v in "${variants[@]}"; do
     requests=$(column_of "$v" 11 | awk '{ s += $1 } END { print s + 0 }')
     cpu_us=$(paste <(column_of "$v" 9) <(column_of "$v" 11) | awk '{ c += $1 * $2; n += $2 } END { print (n > 0) ? c / n : 0 }')
     rm -f "$OUT_DIR/$v.own-frames.txt"
-    lines=$(awk -v variant="$v" -v requests="$requests" -v cpu_us="$cpu_us" -f scripts/load-test/profile.awk \
+    lines=$(awk -v variant="$v" -v requests="$requests" -v cpu_us="$cpu_us" -v mode="$mode" -f scripts/load-test/profile.awk \
       "$OUT_DIR/$v".round*.collapsed) || continue
     split[$v]=$(head -n 1 <<<"$lines")
     awk '{ printf "| %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6 }' <<<"${split[$v]}"
     tail -n +2 <<<"$lines" >"$OUT_DIR/$v.own-frames.txt"
   done
-  if [[ -n ${split[enabled]:-} && -n ${split[disabled]:-} ]]; then
-    printf '%s\n%s\n' "${split[enabled]}" "${split[disabled]}" | awk '
+  local on off
+  for on in minimal-enabled enabled; do
+    off=${on/enabled/disabled}
+    [[ -n ${split[$on]:-} && -n ${split[$off]:-} ]] || continue
+    printf '%s\n%s\n' "${split[$on]}" "${split[$off]}" | awk -v label="$on − $off" -v format="$format" '
       NR == 1 { for (i = 2; i <= 6; i++) on[i] = $i }
-      NR == 2 { printf "| enabled − disabled | %+.1f | %+.2f | %+.2f | %+.2f | %+.2f |\n", on[2] - $2, on[3] - $3, on[4] - $4, on[5] - $5, on[6] - $6 }'
-  fi
+      NR == 2 { printf "| %s | " format " |\n", label, on[2] - $2, on[3] - $3, on[4] - $4, on[5] - $5, on[6] - $6 }'
+  done
   for v in "${variants[@]}"; do
     [[ -s $OUT_DIR/$v.own-frames.txt ]] || continue
     echo
-    echo "The limiter's own frames in $v, by the call they were in (µs per request):"
+    echo "The limiter's own frames in $v, by the call they were in ($unit per request):"
     echo
     sed 's/^/- /' "$OUT_DIR/$v.own-frames.txt"
   done
@@ -537,8 +673,8 @@ prepare_profiler
 
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 rm -f "$OUT_DIR"/*.log "$OUT_DIR"/*.collapsed
-printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' round variant rps p50_ms p90_ms p99_ms non2xx_share \
-  socket_errors cpu_us_per_request jit_ms requests fork >"$OUT_DIR/runs.tsv"
+printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' round variant rps p50_ms p90_ms p99_ms non2xx_share \
+  socket_errors cpu_us_per_request jit_ms requests fork bytes_per_request >"$OUT_DIR/runs.tsv"
 STILL_COMPILING=()
 count=${#variants[@]}
 round=0
@@ -552,10 +688,6 @@ for fork in $(seq 1 "$FORKS"); do
   for v in "${variants[@]}"; do
     wait_ready "$v"
   done
-  if ((fork == 1)); then
-    EXPECTED_BODY=$(curl -s "http://127.0.0.1:${ports[${variants[0]}]}$ENDPOINT")
-    [[ $EXPECTED_BODY == \[* ]] || fail "${variants[0]} answered $ENDPOINT with: $EXPECTED_BODY"
-  fi
   for v in "${variants[@]}"; do
     check_app "$v"
   done
@@ -572,17 +704,23 @@ for fork in $(seq 1 "$FORKS"); do
       log "fork $fork/$FORKS, round $fork_round/$ROUNDS: $v"
       pid=${pids[$v]}
       [[ $PROFILE == 1 ]] && profiler "$pid" "start,event=itimer,interval=1ms"
+      # One sample per 256 bytes allocated, each counting the bytes it stands for.
+      [[ $PROFILE == alloc ]] && profiler "$pid" "start,event=alloc,alloc=256,total"
       cpu_before=$(ticks "/proc/$pid/stat")
       jit_before=$(jit_ticks "$pid")
+      eden_before=$(eden "$pid")
       drive "$v" "$DURATION"
       cpu_used=$(($(ticks "/proc/$pid/stat") - cpu_before))
       jit_used=$(($(jit_ticks "$pid") - jit_before))
-      [[ $PROFILE == 1 ]] && profiler "$pid" "stop,file=$(realpath -m "$OUT_DIR/$v.round$round.collapsed"),collapsed"
+      allocated_bytes=$(allocated "$eden_before" "$(eden "$pid")")
+      [[ $PROFILE != 0 ]] && profiler "$pid" "stop,file=$(realpath -m "$OUT_DIR/$v.round$round.collapsed"),collapsed,total"
       read -r requests duration non2xx socket_errors p50 p90 p99 <<<"$RESULT"
       awk -v r="$round" -v v="$v" -v n="$requests" -v d="$duration" -v x="$non2xx" -v e="$socket_errors" \
         -v p50="$p50" -v p90="$p90" -v p99="$p99" -v cpu="$cpu_used" -v jit="$jit_used" -v hz="$CLK_TCK" -v f="$fork" \
-        'BEGIN { printf "%d\t%s\t%.1f\t%.3f\t%.3f\t%.3f\t%.5f\t%d\t%.1f\t%d\t%d\t%d\n", r, v, n / (d / 1e6), p50 / 1000,
-          p90 / 1000, p99 / 1000, (n > 0) ? x / n : 0, e, (n > 0) ? cpu / hz * 1e6 / n : 0, (jit > 0 ? jit : 0) / hz * 1000, n, f }' \
+        -v alloc="$allocated_bytes" \
+        'BEGIN { printf "%d\t%s\t%.1f\t%.3f\t%.3f\t%.3f\t%.5f\t%d\t%.1f\t%d\t%d\t%d\t%.0f\n", r, v, n / (d / 1e6), p50 / 1000,
+          p90 / 1000, p99 / 1000, (n > 0) ? x / n : 0, e, (n > 0) ? cpu / hz * 1e6 / n : 0, (jit > 0 ? jit : 0) / hz * 1000, n, f,
+          (n > 0 && alloc >= 0) ? alloc / n : -1 }' \
         >>"$OUT_DIR/runs.tsv"
     done
   done

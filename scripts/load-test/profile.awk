@@ -1,13 +1,16 @@
-# Splits the CPU samples of a load-test variant (async-profiler's collapsed stacks, one
+# Splits the samples of a load-test variant (async-profiler's collapsed stacks, one
 # "frame;frame;... count" line per distinct stack) into where they were spent, for the
-# report of `PROFILE=1 scripts/load-test.sh`.
+# report of `PROFILE=1 scripts/load-test.sh` (CPU) and `PROFILE=alloc` (allocation).
 #
 #   awk -v variant=enabled -v requests=N -v cpu_us=C -f profile.awk enabled.round*.collapsed
+#   awk -v variant=enabled -v requests=N -v mode=alloc -f profile.awk enabled.round*.collapsed
 #
 # requests: the requests of the profiled rounds; cpu_us: their mean CPU µs per request. A
-# sample's share of all samples, times cpu_us, is its µs per request. Prints one line,
-# "variant cpu_us own_us write_us request_us other_us", then "part: us" lines for the
-# largest calls within the limiter's own frames.
+# CPU sample's share of all samples, times cpu_us, is its µs per request; an allocation
+# stack's count is bytes (async-profiler's "total"), so divided by requests it is bytes per
+# request. Prints one line, "variant total own write_or_fields request other", then
+# "part: value" lines for the largest calls within the limiter's own frames. The fourth
+# column is the socket writes (CPU) or Tomcat's encoding of the response fields (alloc).
 
 function short(frame) {
 	sub(/^.*\//, "", frame)
@@ -22,7 +25,7 @@ function short(frame) {
 	n = split(stack, frames, ";")
 	filter = 0
 	for (i = 1; i <= n; i++) {
-		if (frames[i] ~ /io\/ratelimit\/autoconfigure\/web\/RateLimitFilter\.doFilterInternal$/) {
+		if (frames[i] ~ /io\/ratelimit\/autoconfigure\/web\/RateLimitFilter\.doFilter$/) {
 			filter = i
 			break
 		}
@@ -39,15 +42,21 @@ function short(frame) {
 		if (!downstream) {
 			own += count
 			# Named by the call within the filter, and within the decision when it is one.
-			part = (filter < n) ? short(frames[filter + 1]) : "RateLimitFilter.doFilterInternal"
-			if (part == "RateLimiter.evaluate" && filter + 2 <= n) {
-				part = part " > " short(frames[filter + 2])
+			first = filter + 1
+			if (first <= n && short(frames[first]) == "RateLimitFilter.decide") {
+				first++
+			}
+			part = (first <= n) ? short(frames[first]) : "RateLimitFilter.doFilter"
+			if (part == "RateLimiter.evaluate" && first + 1 <= n) {
+				part = part " > " short(frames[first + 1])
 			}
 			parts[part] += count
 			next
 		}
 	}
-	if (stack ~ /sun\/nio\/ch\/SocketDispatcher\.write/) {
+	if (mode != "alloc" && stack ~ /sun\/nio\/ch\/SocketDispatcher\.write/) {
+		write += count
+	} else if (mode == "alloc" && stack ~ /Http11OutputBuffer\.write;org\/apache\/tomcat\/util\/buf\/MessageBytes\.toBytes/) {
 		write += count
 	} else if (stack ~ /org\/apache\/coyote\/http11\/Http11Processor\.service/) {
 		request += count
@@ -60,8 +69,12 @@ END {
 	if (total == 0 || requests == 0) {
 		exit 1
 	}
-	us = cpu_us / total
-	printf "%s %.1f %.2f %.2f %.2f %.2f\n", variant, cpu_us, own * us, write * us, request * us, other * us
+	us = (mode == "alloc") ? 1 / requests : cpu_us / total
+	if (mode == "alloc") {
+		printf "%s %.0f %.0f %.0f %.0f %.0f\n", variant, total * us, own * us, write * us, request * us, other * us
+	} else {
+		printf "%s %.1f %.2f %.2f %.2f %.2f\n", variant, cpu_us, own * us, write * us, request * us, other * us
+	}
 	for (shown = 0; shown < 8; shown++) {
 		best = ""
 		for (p in parts) {
@@ -69,10 +82,10 @@ END {
 				best = p
 			}
 		}
-		if (best == "" || parts[best] * us < 0.05) {
+		if (best == "" || parts[best] * us < ((mode == "alloc") ? 1 : 0.05)) {
 			break
 		}
-		printf "%s: %.2f\n", best, parts[best] * us
+		printf (mode == "alloc") ? "%s: %.0f\n" : "%s: %.2f\n", best, parts[best] * us
 		delete parts[best]
 	}
 }

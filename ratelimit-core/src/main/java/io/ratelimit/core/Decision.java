@@ -213,9 +213,12 @@ public final class Decision {
 		if (!hasHeaders()) {
 			return null;
 		}
-		// Most requests have one quota: no stream for them.
-		return (this.quotas.size() == 1) ? this.quotas.get(0).policyItem()
-				: this.quotas.stream().map(Quota::policyItem).collect(Collectors.joining(", "));
+		// Most requests have one quota, the policy's own: its item is built once, by the policy.
+		if (this.quotas.size() == 1) {
+			Quota quota = this.quotas.get(0);
+			return isPolicysOwn(quota) ? this.policy.policyItem() : quota.policyItem();
+		}
+		return this.quotas.stream().map(Quota::policyItem).collect(Collectors.joining(", "));
 	}
 
 	/**
@@ -226,8 +229,19 @@ public final class Decision {
 		if (!hasHeaders()) {
 			return null;
 		}
-		return (this.quotas.size() == 1) ? this.quotas.get(0).rateLimitItem()
-				: this.quotas.stream().map(Quota::rateLimitItem).collect(Collectors.joining(", "));
+		if (this.quotas.size() == 1) {
+			Quota quota = this.quotas.get(0);
+			return isPolicysOwn(quota) ? quota.rateLimitItem(this.policy.quotedName()) : quota.rateLimitItem();
+		}
+		return this.quotas.stream().map(Quota::rateLimitItem).collect(Collectors.joining(", "));
+	}
+
+	/**
+	 * Whether a quota is of a bucket named and shaped as the policy itself (not an
+	 * identifier's bucket, nor one raised to a request's weight).
+	 */
+	private boolean isPolicysOwn(Quota quota) {
+		return quota.limits() == this.policy.limits() && quota.name().equals(this.policy.name());
 	}
 
 	/**

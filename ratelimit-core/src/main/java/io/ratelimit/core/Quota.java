@@ -46,7 +46,7 @@ public record Quota(String name, BucketLimits limits, long remaining, long reset
 	 * @return e.g. {@code "default";q=20;w=2}
 	 */
 	public String policyItem() {
-		return quoted(this.name) + ";q=" + this.limits.quota() + ";w=" + this.limits.windowSeconds();
+		return policyItem(quoted(this.name), this.limits);
 	}
 
 	/**
@@ -54,13 +54,36 @@ public record Quota(String name, BucketLimits limits, long remaining, long reset
 	 * @return e.g. {@code "default";r=19;t=1}
 	 */
 	public String rateLimitItem() {
-		return quoted(this.name) + ";r=" + this.remaining + ";t=" + this.resetSeconds;
+		return rateLimitItem(quoted(this.name));
 	}
 
 	/**
-	 * The name as an RFC 9651 sf-string.
+	 * Returns the {@code RateLimit} item of this quota under a name already quoted, so that
+	 * the only string built per request is the item itself.
+	 * @param quotedName the name as {@link #quoted(String)} returns it
+	 * @return e.g. {@code "default";r=19;t=1}
 	 */
-	private static String quoted(String name) {
+	String rateLimitItem(String quotedName) {
+		return quotedName + ";r=" + this.remaining + ";t=" + this.resetSeconds;
+	}
+
+	/**
+	 * Returns the {@code RateLimit-Policy} item of a bucket.
+	 * @param quotedName the name as {@link #quoted(String)} returns it
+	 * @param limits the bucket shape
+	 * @return e.g. {@code "default";q=20;w=2}
+	 */
+	public static String policyItem(String quotedName, BucketLimits limits) {
+		return quotedName + ";q=" + limits.quota() + ";w=" + limits.windowSeconds();
+	}
+
+	/**
+	 * Returns a policy name as an RFC 9651 sf-string.
+	 * @param name the name
+	 * @return the name in double quotes, with quotes and backslashes escaped and characters
+	 * outside printable ASCII replaced by {@code ?}
+	 */
+	public static String quoted(String name) {
 		// Policy names are almost always plain: one concatenation, no builder.
 		if (isPlain(name)) {
 			return '"' + name + '"';

@@ -3,7 +3,7 @@ package io.ratelimit.autoconfigure.web;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
@@ -46,13 +46,18 @@ final class MvcRoutes {
 	/** Longer paths are not cached, so the cache stays small whatever paths clients send. */
 	static final int MAX_CACHED_PATH_LENGTH = 256;
 
-	private static final Set<String> CACHEABLE_METHODS = Set.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE");
+	/** The methods whose templates are cached, in the order of {@link #methodIndex}. */
+	private static final int CACHEABLE_METHODS = 6;
 
 	private final List<HandlerMapping> mappings;
 
 	private final List<@Nullable RequestMappingIndex> indexes;
 
-	private final Cache<RouteKey, EndpointTemplate> templates = Caffeine.newBuilder()
+	/**
+	 * Keyed by path alone, each entry holding a template per method, so that a hit allocates
+	 * no key (a method-and-path key was 24 of the limiter's bytes per request).
+	 */
+	private final Cache<String, PathTemplates> templates = Caffeine.newBuilder()
 		.maximumSize(CACHE_SIZE)
 		.executor(Runnable::run)
 		.build();
@@ -108,8 +113,9 @@ final class MvcRoutes {
 	 * @return the template, or {@code null} if none is cached
 	 */
 	@Nullable EndpointTemplate cached(String method, String requestUri) {
-		RouteKey key = keyOf(method, requestUri);
-		return (key != null) ? this.templates.getIfPresent(key) : null;
+		int index = cacheIndex(method, requestUri);
+		PathTemplates path = (index >= 0) ? this.templates.getIfPresent(requestUri) : null;
+		return (path != null) ? path.byMethod.get(index) : null;
 	}
 
 	/**
@@ -119,15 +125,29 @@ final class MvcRoutes {
 	 * @param template the template of the handler
 	 */
 	void cache(String method, String requestUri, EndpointTemplate template) {
-		RouteKey key = keyOf(method, requestUri);
-		if (key != null) {
-			this.templates.put(key, template);
+		int index = cacheIndex(method, requestUri);
+		if (index >= 0) {
+			this.templates.get(requestUri, (path) -> new PathTemplates()).byMethod.set(index, template);
 		}
 	}
 
-	private static @Nullable RouteKey keyOf(String method, String requestUri) {
-		return (requestUri.length() <= MAX_CACHED_PATH_LENGTH && CACHEABLE_METHODS.contains(method))
-				? new RouteKey(method, requestUri) : null;
+	/**
+	 * The method's slot in a path's entry, or -1 if the request is not cached.
+	 */
+	private static int cacheIndex(String method, String requestUri) {
+		return (requestUri.length() <= MAX_CACHED_PATH_LENGTH) ? methodIndex(method) : -1;
+	}
+
+	private static int methodIndex(String method) {
+		return switch (method) {
+			case "GET" -> 0;
+			case "HEAD" -> 1;
+			case "POST" -> 2;
+			case "PUT" -> 3;
+			case "PATCH" -> 4;
+			case "DELETE" -> 5;
+			default -> -1;
+		};
 	}
 
 	/**
@@ -235,7 +255,11 @@ final class MvcRoutes {
 	record Match(String pattern, boolean byMethodAndPath) {
 	}
 
-	private record RouteKey(String method, String path) {
+	/** The cached templates of one path, by {@link #methodIndex}. */
+	private static final class PathTemplates {
+
+		private final AtomicReferenceArray<EndpointTemplate> byMethod = new AtomicReferenceArray<>(CACHEABLE_METHODS);
+
 	}
 
 }

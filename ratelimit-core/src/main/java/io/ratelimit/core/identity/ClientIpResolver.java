@@ -108,6 +108,10 @@ public final class ClientIpResolver {
 	 * @return the identity; {@link NetworkIdentity#INVALID} if the peer is not an IP literal
 	 */
 	public NetworkIdentity resolve(@Nullable String remoteAddr, List<String> headerLines) {
+		// Without trusted proxies an IPv4 peer is its own key: no bytes to parse it into.
+		if (this.trustedProxies.length == 0 && remoteAddr != null && IpAddresses.isIpv4(remoteAddr)) {
+			return new NetworkIdentity(remoteAddr);
+		}
 		byte[] peer = (remoteAddr != null) ? IpAddresses.parse(remoteAddr) : null;
 		if (peer == null) {
 			return NetworkIdentity.INVALID;

@@ -54,7 +54,17 @@ final class IpAddresses {
 		return parseIpv4(text, start, end, address, 0) ? address : null;
 	}
 
-	private static boolean parseIpv4(String text, int start, int end, byte[] out, int offset) {
+	/**
+	 * Returns whether a text is an IPv4 address literal in dotted-decimal form, without
+	 * building its bytes.
+	 * @param text the text
+	 * @return whether {@link #parse(String)} would return four bytes without a colon in sight
+	 */
+	static boolean isIpv4(String text) {
+		return text.length() <= MAX_TEXT_LENGTH && parseIpv4(text, 0, text.length(), null, 0);
+	}
+
+	private static boolean parseIpv4(String text, int start, int end, byte @Nullable [] out, int offset) {
 		int octets = 0;
 		int i = start;
 		while (octets < 4) {
@@ -69,7 +79,10 @@ final class IpAddresses {
 			if (digits == 0 || value > 255 || (digits > 1 && text.charAt(digitsStart) == '0')) {
 				return false;
 			}
-			out[offset + octets++] = (byte) value;
+			if (out != null) {
+				out[offset + octets] = (byte) value;
+			}
+			octets++;
 			if (octets < 4) {
 				if (i >= end || text.charAt(i) != '.') {
 					return false;
