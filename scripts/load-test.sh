@@ -60,8 +60,11 @@ CONNECTIONS=${CONNECTIONS:-16}
 THREADS=${THREADS:-1}
 VARIANT_LIST="minimal-disabled minimal-enabled minimal-rejected disabled enabled rejected bucket4j-disabled bucket4j bucket4j-rejected"
 # Not in the default run: the limiter's cost with its admin endpoint exposed on the
-# application's port, next to `enabled`, whose admin endpoint is not exposed.
-OPTIONAL_VARIANTS="enabled-admin"
+# application's port, next to `enabled`, whose admin endpoint is not exposed; and the
+# minimal app without the limiter and without Spring Boot's open-in-view interceptor, which
+# the JPA the starter brings turns on for every web request of an application that does
+# not set spring.jpa.open-in-view.
+OPTIONAL_VARIANTS="enabled-admin minimal-disabled-no-osiv"
 VARIANTS=${VARIANTS:-$VARIANT_LIST}
 PIN=${PIN:-1}
 APP_CPUS=${APP_CPUS:-1}
@@ -114,6 +117,7 @@ trap 'exit 143' TERM
 describe() {
   case $1 in
     minimal-disabled) echo "minimal app, limiter off (\`ratelimit.enabled=false\`)" ;;
+    minimal-disabled-no-osiv) echo "minimal app, limiter off, \`spring.jpa.open-in-view=false\`" ;;
     minimal-enabled) echo "minimal app, limiter on, built-in default policy at 1,000,000 rps per client: all admitted" ;;
     minimal-rejected) echo "minimal app, limiter on, built-in default policy at 1 rps per client: almost all 429" ;;
     disabled) echo "sample app, limiter off (\`ratelimit.enabled=false\`)" ;;
@@ -131,6 +135,7 @@ describe() {
 app_args() {
   case $1 in
     minimal-disabled) echo "$MINIMAL_JAR --ratelimit.enabled=false" ;;
+    minimal-disabled-no-osiv) echo "$MINIMAL_JAR --ratelimit.enabled=false --spring.jpa.open-in-view=false" ;;
     minimal-enabled) echo "$MINIMAL_JAR --ratelimit.policy.default-rps=1000000" ;;
     minimal-rejected) echo "$MINIMAL_JAR --ratelimit.policy.default-rps=1" ;;
     disabled) echo "$SAMPLE_JAR --spring.profiles.active=loadtest --ratelimit.enabled=false" ;;
@@ -340,12 +345,19 @@ ticks() {
   sed 's/^.*) //' "$1" 2>/dev/null | awk '{ print $12 + $13 }'
 }
 
-# "collections eden_used_kb eden_capacity_kb" of a JVM, from its performance counters
-# (jstat reads them without stopping it), or nothing without jstat.
+# "collections eden_used_kb eden_capacity_kb gc_seconds" of a JVM, from its performance
+# counters (jstat reads them without stopping it), or nothing without jstat.
 eden() {
   command -v jstat >/dev/null || return 0
   jstat -gc "$1" 2>/dev/null | awk 'NR == 1 { for (i = 1; i <= NF; i++) c[$i] = i }
-    NR == 2 { printf "%d %s %s\n", $c["YGC"] + $c["FGC"], $c["EU"], $c["EC"] }'
+    NR == 2 { printf "%d %s %s %s\n", $c["YGC"] + $c["FGC"], $c["EU"], $c["EC"], $c["GCT"] }'
+}
+
+# Milliseconds the JVM spent collecting between two eden() readings, or -1.
+gc_millis() {
+  local before=$1 after=$2
+  [[ -n $before && -n $after ]] || { echo -1; return 0; }
+  awk -v b="$before" -v a="$after" 'BEGIN { split(b, x, " "); split(a, y, " "); printf "%.0f", (y[4] - x[4]) * 1000 }'
 }
 
 # Bytes a JVM allocated between two eden() readings. Every collection empties eden (the
@@ -409,7 +421,7 @@ median() {
 # A column of a variant's runs in runs.tsv, in round order, of one fork or of all. The
 # columns: 1 round (counted over all forks), 2 variant, 3 rps, 4 p50_ms, 5 p90_ms, 6 p99_ms,
 # 7 non2xx_share, 8 socket_errors, 9 cpu_us_per_request, 10 jit_ms, 11 requests, 12 fork,
-# 13 bytes_per_request (allocated by the JVM, -1 without jstat).
+# 13 bytes_per_request (allocated by the JVM, -1 without jstat), 14 gc_ms (-1 without jstat).
 column_of() {
   local variant=$1 column=$2 fork=${3:-0}
   awk -v v="$variant" -v c="$column" -v f="$fork" 'NR > 1 && $2 == v && (f == 0 || $12 == f) { print $c }' \
@@ -514,19 +526,21 @@ report() {
   echo "- Command: \`ROUNDS=$ROUNDS FORKS=$FORKS DURATION=$DURATION WARMUP=$WARMUP WARMUP_MAX=$WARMUP_MAX CONNECTIONS=$CONNECTIONS" \
     "THREADS=$THREADS PIN=$PIN $variants_setting""scripts/load-test.sh\`"
   echo "- CPU µs/req: CPU time of the application's JVM (all its threads) during a run, per request;" \
-    "bytes/req: what the JVM allocated during a run (eden's use and collections, by jstat), per request"
+    "bytes/req: what the JVM allocated during a run (eden's use and collections, by jstat), per request;" \
+    "GC ‰: thousandths of the run's wall time the JVM spent collecting"
   echo "- \`GET /api/products/1\` (minimal app) or \`GET /api/products\` (sample and peer) on loopback, $CONNECTIONS keep-alive connections from one address;" \
     "$FORKS JVM(s) of each variant, one set after another; in each set at least $WARMUP s of warm-up per variant (until its JIT is idle)," \
     "then $ROUNDS round(s) of $DURATION s per variant, variants alternating (each round starts one variant later);" \
     "medians over all rounds of all sets"
   echo
-  echo "| variant | what runs | req/s | CPU µs/req | bytes/req | p50 ms | p90 ms | p99 ms | non-2xx |"
-  echo "|---|---|---|---|---|---|---|---|---|"
+  echo "| variant | what runs | req/s | CPU µs/req | bytes/req | GC ‰ | p50 ms | p90 ms | p99 ms | non-2xx |"
+  echo "|---|---|---|---|---|---|---|---|---|---|"
   for v in "${variants[@]}"; do
-    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$v" "$(describe "$v")" \
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$v" "$(describe "$v")" \
       "$(column_of "$v" 3 | median | awk '{ printf "%.0f", $1 }')" \
       "$(column_of "$v" 9 | median | awk '{ printf "%.1f", $1 }')" \
       "$(column_of "$v" 13 | median | awk '{ if ($1 < 0) printf "n/a"; else printf "%.0f", $1 }')" \
+      "$(column_of "$v" 14 | awk -v d="$DURATION" '{ print $1 / d }' | median | awk '{ if ($1 < 0) printf "n/a"; else printf "%.1f", $1 }')" \
       "$(column_of "$v" 4 | median | awk '{ printf "%.2f", $1 }')" \
       "$(column_of "$v" 5 | median | awk '{ printf "%.2f", $1 }')" \
       "$(column_of "$v" 6 | median | awk '{ printf "%.2f", $1 }')" \
@@ -541,6 +555,8 @@ report() {
     difference_row "minimal app: CPU µs per request added by the limiter (on − off)" minimal-enabled minimal-disabled 9 "$cpu_bound"
     difference_row "minimal app: bytes allocated per request by the limiter (on − off)" minimal-enabled minimal-disabled 13 256
     difference_row "minimal app: CPU µs per refused request − per request with the limiter off" minimal-rejected minimal-disabled 9 ""
+    difference_row "minimal app, limiter off: CPU µs per request of open-in-view (on − off)" minimal-disabled minimal-disabled-no-osiv 9 ""
+    difference_row "minimal app, limiter off: bytes per request of open-in-view (on − off)" minimal-disabled minimal-disabled-no-osiv 13 ""
     difference_row "sample app: CPU µs per request added by the limiter (on − off)" enabled disabled 9 ""
     difference_row "sample app: bytes allocated per request by the limiter (on − off)" enabled disabled 13 ""
     difference_row "sample app: CPU µs per refused request − per request with the limiter off" rejected disabled 9 ""
@@ -589,7 +605,8 @@ report() {
       has_variant "$on" && has_variant "$off" || continue
       echo
       echo "Each fork's JVMs of the $app app on their own, that fork's medians: req/s, limiter on / off:" \
-        "$(fork_ratios "$on" "$off" 3); CPU µs per request added by the limiter: $(fork_differences "$on" "$off" 9)."
+        "$(fork_ratios "$on" "$off" 3); CPU µs per request added by the limiter: $(fork_differences "$on" "$off" 9);" \
+        "bytes per request added: $(fork_differences "$on" "$off" 13)."
     done
   fi
   if ((${#STILL_COMPILING[@]} > 0)); then
@@ -673,8 +690,8 @@ prepare_profiler
 
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 rm -f "$OUT_DIR"/*.log "$OUT_DIR"/*.collapsed
-printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' round variant rps p50_ms p90_ms p99_ms non2xx_share \
-  socket_errors cpu_us_per_request jit_ms requests fork bytes_per_request >"$OUT_DIR/runs.tsv"
+printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' round variant rps p50_ms p90_ms p99_ms non2xx_share \
+  socket_errors cpu_us_per_request jit_ms requests fork bytes_per_request gc_ms >"$OUT_DIR/runs.tsv"
 STILL_COMPILING=()
 count=${#variants[@]}
 round=0
@@ -712,15 +729,17 @@ for fork in $(seq 1 "$FORKS"); do
       drive "$v" "$DURATION"
       cpu_used=$(($(ticks "/proc/$pid/stat") - cpu_before))
       jit_used=$(($(jit_ticks "$pid") - jit_before))
-      allocated_bytes=$(allocated "$eden_before" "$(eden "$pid")")
+      eden_after=$(eden "$pid")
+      allocated_bytes=$(allocated "$eden_before" "$eden_after")
+      gc_used=$(gc_millis "$eden_before" "$eden_after")
       [[ $PROFILE != 0 ]] && profiler "$pid" "stop,file=$(realpath -m "$OUT_DIR/$v.round$round.collapsed"),collapsed,total"
       read -r requests duration non2xx socket_errors p50 p90 p99 <<<"$RESULT"
       awk -v r="$round" -v v="$v" -v n="$requests" -v d="$duration" -v x="$non2xx" -v e="$socket_errors" \
         -v p50="$p50" -v p90="$p90" -v p99="$p99" -v cpu="$cpu_used" -v jit="$jit_used" -v hz="$CLK_TCK" -v f="$fork" \
-        -v alloc="$allocated_bytes" \
-        'BEGIN { printf "%d\t%s\t%.1f\t%.3f\t%.3f\t%.3f\t%.5f\t%d\t%.1f\t%d\t%d\t%d\t%.0f\n", r, v, n / (d / 1e6), p50 / 1000,
+        -v alloc="$allocated_bytes" -v gc="$gc_used" \
+        'BEGIN { printf "%d\t%s\t%.1f\t%.3f\t%.3f\t%.3f\t%.5f\t%d\t%.1f\t%d\t%d\t%d\t%.0f\t%d\n", r, v, n / (d / 1e6), p50 / 1000,
           p90 / 1000, p99 / 1000, (n > 0) ? x / n : 0, e, (n > 0) ? cpu / hz * 1e6 / n : 0, (jit > 0 ? jit : 0) / hz * 1000, n, f,
-          (n > 0 && alloc >= 0) ? alloc / n : -1 }' \
+          (n > 0 && alloc >= 0) ? alloc / n : -1, gc }' \
         >>"$OUT_DIR/runs.tsv"
     done
   done
