@@ -62,7 +62,14 @@ public enum Diagnostic {
 	 * the table has no trigger that announces them (the schema was created by hand without
 	 * version 3 or 4), so changes arrive only with the periodic refresh.
 	 */
-	W009;
+	W009,
+
+	/**
+	 * Spring Boot opens a JPA {@code EntityManager} for every web request (open-in-view, on
+	 * by default) in an application whose only entities are the limiter's, so nothing uses
+	 * it.
+	 */
+	W010;
 
 	/**
 	 * Returns a log message that starts with this code.

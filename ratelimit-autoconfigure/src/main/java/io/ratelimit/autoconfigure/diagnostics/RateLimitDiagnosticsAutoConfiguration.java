@@ -3,6 +3,7 @@ package io.ratelimit.autoconfigure.diagnostics;
 import io.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.ratelimit.autoconfigure.RateLimitProperties;
 import io.ratelimit.core.RateLimiter;
+import jakarta.persistence.EntityManagerFactory;
 
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -10,16 +11,19 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
+import org.springframework.orm.jpa.support.OpenEntityManagerInViewInterceptor;
 
 /**
  * Checks that warn about misconfiguration of a rate-limited application, each once and
  * with a stable {@link Diagnostic} code: forwarding headers without trusted proxies,
  * trusted ranges that are too wide, a forward-headers strategy that rewrites the client
- * address, and policy tables that miss rows, undersize weighted endpoints or name
- * endpoints the application does not have. Silence them with the log level of this
- * package.
+ * address, policy tables that miss rows, undersize weighted endpoints or name endpoints
+ * the application does not have, and an open-in-view interceptor that serves no entity of
+ * the application's. Silence them with the log level of this package.
  */
 @AutoConfiguration(after = RateLimitAutoConfiguration.class)
 @ConditionalOnWebApplication(type = ConditionalOnWebApplication.Type.SERVLET)
@@ -45,6 +49,20 @@ public class RateLimitDiagnosticsAutoConfiguration {
 	@ConditionalOnMissingBean
 	PolicyTableCheck rateLimitPolicyTableCheck(RateLimiter limiter) {
 		return new PolicyTableCheck(limiter.policies(), limiter.weights());
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass({ EntityManagerFactory.class, OpenEntityManagerInViewInterceptor.class })
+	static class JpaChecks {
+
+		@Bean
+		@ConditionalOnMissingBean
+		OpenInViewCheck rateLimitOpenInViewCheck(Environment environment,
+				ObjectProvider<OpenEntityManagerInViewInterceptor> interceptors,
+				ObjectProvider<EntityManagerFactory> entityManagerFactories) {
+			return new OpenInViewCheck(environment, interceptors, entityManagerFactories);
+		}
+
 	}
 
 }
