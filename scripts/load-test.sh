@@ -432,16 +432,21 @@ has_variant() {
   [[ " ${variants[*]} " == *" $1 "* ]]
 }
 
-# "ratio of medians | median (min-max) of the per-round ratios" of a column, a / b.
+# a / b (op "/") or a − b (op "-") of two numbers, formatted as ratios or differences are.
+compare_awk='function cmp(x, y) { return (op == "/") ? x / y : x - y }
+  function fmt(v) { return sprintf((op == "/") ? "%.3f" : "%+.1f", v) }'
+
+# "ratio of medians | median (min-max) of the per-round ratios" of a column, a / b; with op
+# "-", the same of differences, a − b.
 ratio_cells() {
-  local a=$1 b=$2 column=$3 ma mb
+  local a=$1 b=$2 column=$3 op=${4:-/} ma mb
   ma=$(column_of "$a" "$column" | median)
   mb=$(column_of "$b" "$column" | median)
-  awk -v ma="$ma" -v mb="$mb" 'BEGIN { printf "%.3f", ma / mb }'
+  awk -v ma="$ma" -v mb="$mb" -v op="$op" "$compare_awk"' BEGIN { printf "%s", fmt(cmp(ma, mb)) }'
   printf ' | '
-  paste <(column_of "$a" "$column") <(column_of "$b" "$column") | awk '{ print $1 / $2 }' | sort -g \
-    | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
-        printf "%.3f (%.3f–%.3f)", m, v[1], v[NR] }'
+  paste <(column_of "$a" "$column") <(column_of "$b" "$column") | awk -v op="$op" "$compare_awk"' { print cmp($1, $2) }' \
+    | sort -g | awk -v op="$op" "$compare_awk"' { v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
+        printf "%s (%s%s%s)", fmt(m), fmt(v[1]), (op == "/") ? "–" : " to ", fmt(v[NR]) }'
 }
 
 # A report row for a target: "met" when the ratio of medians is at least (ge), above (gt) or
@@ -459,26 +464,15 @@ target_row() {
   echo "| $label | $cells | $sign $bound | $verdict |"
 }
 
-# The ratio of a column's medians, a / b, within each fork, comma-separated.
+# The ratio of a column's medians, a / b, within each fork, comma-separated; with op "-",
+# their difference, a − b.
 fork_ratios() {
-  local a=$1 b=$2 column=$3 fork ma mb
+  local a=$1 b=$2 column=$3 op=${4:-/} fork ma mb
   for fork in $(seq 1 "$FORKS"); do
     ma=$(column_of "$a" "$column" "$fork" | median)
     mb=$(column_of "$b" "$column" "$fork" | median)
-    awk -v ma="$ma" -v mb="$mb" -v first="$fork" 'BEGIN { printf "%s%.3f", (first == 1) ? "" : ", ", ma / mb }'
+    awk -v ma="$ma" -v mb="$mb" -v first="$fork" -v op="$op" "$compare_awk"' BEGIN { printf "%s%s", (first == 1) ? "" : ", ", fmt(cmp(ma, mb)) }'
   done
-}
-
-# "difference of medians | median (min-max) of the per-round differences" of a column, a − b.
-difference_cells() {
-  local a=$1 b=$2 column=$3 ma mb
-  ma=$(column_of "$a" "$column" | median)
-  mb=$(column_of "$b" "$column" | median)
-  awk -v ma="$ma" -v mb="$mb" 'BEGIN { printf "%+.1f", ma - mb }'
-  printf ' | '
-  paste <(column_of "$a" "$column") <(column_of "$b" "$column") | awk '{ print $1 - $2 }' | sort -g \
-    | awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2;
-        printf "%+.1f (%+.1f to %+.1f)", m, v[1], v[NR] }'
 }
 
 # A report row for a target on a difference: "met" when the difference of medians is at most
@@ -486,19 +480,9 @@ difference_cells() {
 difference_row() {
   local label=$1 a=$2 b=$3 column=$4 bound=$5 cells verdict
   has_variant "$a" && has_variant "$b" || return 0
-  cells=$(difference_cells "$a" "$b" "$column")
+  cells=$(ratio_cells "$a" "$b" "$column" -)
   verdict=$(awk -v d="${cells%% *}" -v b="$bound" 'BEGIN { print (d <= b) ? "met" : "**not met**" }')
   echo "| $label | $cells | ${bound:+≤ $bound} | ${bound:+$verdict} |"
-}
-
-# The difference of a column's medians, a − b, within each fork, comma-separated.
-fork_differences() {
-  local a=$1 b=$2 column=$3 fork ma mb
-  for fork in $(seq 1 "$FORKS"); do
-    ma=$(column_of "$a" "$column" "$fork" | median)
-    mb=$(column_of "$b" "$column" "$fork" | median)
-    awk -v ma="$ma" -v mb="$mb" -v first="$fork" 'BEGIN { printf "%s%+.1f", (first == 1) ? "" : ", ", ma - mb }'
-  done
 }
 
 info_row() {
@@ -605,8 +589,8 @@ report() {
       has_variant "$on" && has_variant "$off" || continue
       echo
       echo "Each fork's JVMs of the $app app on their own, that fork's medians: req/s, limiter on / off:" \
-        "$(fork_ratios "$on" "$off" 3); CPU µs per request added by the limiter: $(fork_differences "$on" "$off" 9);" \
-        "bytes per request added: $(fork_differences "$on" "$off" 13)."
+        "$(fork_ratios "$on" "$off" 3); CPU µs per request added by the limiter: $(fork_ratios "$on" "$off" 9 -);" \
+        "bytes per request added: $(fork_ratios "$on" "$off" 13 -)."
     done
   fi
   if ((${#STILL_COMPILING[@]} > 0)); then
