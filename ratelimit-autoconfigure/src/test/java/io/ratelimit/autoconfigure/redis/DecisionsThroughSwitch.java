@@ -62,6 +62,7 @@ final class DecisionsThroughSwitch {
 		CompletableFuture<Void> disrupted = CompletableFuture.runAsync(disruption);
 		int byFailureMode = 0;
 		int watchedAdmittedByFailureMode = 0;
+		int watchedAdmittedByRedis = 0;
 		long firstFallback = -1;
 		long resumed = -1;
 		while (System.nanoTime() - started < timeout.toNanos()) {
@@ -80,13 +81,17 @@ final class DecisionsThroughSwitch {
 				byFailureMode++;
 				watchedAdmittedByFailureMode += consumption.consumed() ? 1 : 0;
 			}
+			else {
+				// Before the disruption reaches the store, or the request that finds Redis back.
+				watchedAdmittedByRedis += consumption.consumed() ? 1 : 0;
+			}
 			if (byFailureMode > 0 && firstFallback < 0) {
 				firstFallback = now;
 			}
 			Thread.sleep(PACE.toMillis());
 		}
 		disrupted.get();
-		return new Result(byFailureMode, watchedAdmittedByFailureMode,
+		return new Result(byFailureMode, watchedAdmittedByFailureMode, watchedAdmittedByRedis,
 				(firstFallback < 0) ? null : Duration.ofNanos(firstFallback),
 				(resumed < 0) ? null : Duration.ofNanos(resumed));
 	}
@@ -96,11 +101,12 @@ final class DecisionsThroughSwitch {
 	 *
 	 * @param byFailureMode the decisions the failure mode made, of both keys
 	 * @param watchedAdmittedByFailureMode how many of the watched key's it admitted
+	 * @param watchedAdmittedByRedis how many of the watched key's Redis admitted during the run
 	 * @param firstFallback when the failure mode first decided, from the start
 	 * @param resumed when Redis decided again, from the start; {@code null} if it did not
 	 */
-	record Result(int byFailureMode, int watchedAdmittedByFailureMode, @Nullable Duration firstFallback,
-			@Nullable Duration resumed) {
+	record Result(int byFailureMode, int watchedAdmittedByFailureMode, int watchedAdmittedByRedis,
+			@Nullable Duration firstFallback, @Nullable Duration resumed) {
 	}
 
 }

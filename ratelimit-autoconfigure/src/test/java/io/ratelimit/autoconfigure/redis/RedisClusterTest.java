@@ -180,7 +180,10 @@ class RedisClusterTest extends BucketStoreContract {
 				for (int i = 0; i < 20; i++) {
 					admitted += store.tryConsume(key, LIMITS, 1).consumed() ? 1 : 0;
 				}
-				assertThat(admitted).as("the half the node kept").isEqualTo(10);
+				// What the node kept: ten tokens, less any the cluster admitted of the watched key
+				// during the run (before the kill reached the store, or as the request that found
+				// the node back).
+				assertThat(admitted).as("the half the node kept").isEqualTo(10 - result.watchedAdmittedByRedis());
 				assertThat(store.fallbacks()).as("decided by the cluster").isEqualTo(fallbacks);
 			});
 	}
