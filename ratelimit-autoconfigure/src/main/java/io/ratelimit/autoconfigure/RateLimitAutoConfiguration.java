@@ -4,8 +4,10 @@ import java.math.BigDecimal;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 import io.ratelimit.autoconfigure.RateLimitProperties.FilterPosition;
+import io.ratelimit.autoconfigure.web.LoginEndpointResolver;
 import io.ratelimit.autoconfigure.web.LoginOutcomes;
 import io.ratelimit.autoconfigure.web.MvcEndpointResolver;
 import io.ratelimit.autoconfigure.web.MvcEndpointTemplates;
@@ -151,14 +153,20 @@ public class RateLimitAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean
 	RateLimiter rateLimiter(RateLimitProperties properties, EndpointResolver endpoints, ReloadablePolicies policies,
-			IdentityResolver identities, BucketStore buckets, ObjectProvider<GlobalBucketStore> globalBuckets) {
+			IdentityResolver identities, BucketStore buckets, ObjectProvider<GlobalBucketStore> globalBuckets,
+			ApplicationContext context) {
 		String secret = properties.getKeySecret();
 		KeyedHasher hasher = (secret != null)
 				? InvalidRateLimitPropertyException.check("ratelimit.key-secret", () -> KeyedHasher.withSecret(secret))
 				: KeyedHasher.withRandomSecret();
 		EndpointWeights weights = InvalidRateLimitPropertyException.check("ratelimit.weights",
 				() -> weights(properties.getWeights()));
-		RateLimiter.Builder builder = RateLimiter.builder(endpoints, policies)
+		Set<EndpointTemplate> logins = InvalidRateLimitPropertyException.check("ratelimit.login.endpoints",
+				() -> LoginEndpoints.templates(properties.getLogin()));
+		// Every way of reaching a login handler is charged as the login.
+		EndpointResolver charged = logins.isEmpty() ? endpoints
+				: new LoginEndpointResolver(endpoints, context, logins);
+		RateLimiter.Builder builder = RateLimiter.builder(charged, policies)
 			.identities(identities)
 			.buckets(buckets)
 			.bucketKeys(new BucketKeys(hasher, properties.getBuckets().isNetworkPerPrincipal()))

@@ -6,6 +6,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 import io.ratelimit.core.identity.ForwardingHeader;
+import io.ratelimit.core.identity.IdentifierNormalization;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -482,8 +483,9 @@ public class RateLimitProperties {
 		private List<String> endpoints = new ArrayList<>();
 
 		/**
-		 * Largest request body read to find the account. Longer bodies are charged to the
-		 * client's bucket of unreadable attempts; the application still receives them whole.
+		 * Largest JSON request body read to find the account. Longer bodies are charged to
+		 * the endpoint's one bucket of unreadable attempts, shared by all clients; the
+		 * application still receives them whole. Form bodies are read by the container.
 		 */
 		private DataSize maxBodySize = DataSize.ofKilobytes(16);
 
@@ -491,6 +493,19 @@ public class RateLimitProperties {
 		 * Deepest JSON nesting read to find the account.
 		 */
 		private int maxJsonDepth = 16;
+
+		/**
+		 * How account names are made comparable: 'none' (as sent), 'lower-case' (trimmed
+		 * and lower-cased) or 'nfkc-casefold' (also NFKC-normalized and case-folded). Choose
+		 * one that merges at least the spellings the application treats as one account.
+		 */
+		private IdentifierNormalization identifierNormalization = IdentifierNormalization.LOWER_CASE;
+
+		/**
+		 * Largest login response body held back while a device token may be due. A
+		 * response past it is sent on as it comes, and its attempt earns no token.
+		 */
+		private DataSize maxResponseBuffer = DataSize.ofKilobytes(64);
 
 		/**
 		 * Response statuses that mean a login succeeded, as statuses or ranges such as
@@ -540,6 +555,22 @@ public class RateLimitProperties {
 			this.maxJsonDepth = maxJsonDepth;
 		}
 
+		public IdentifierNormalization getIdentifierNormalization() {
+			return this.identifierNormalization;
+		}
+
+		public void setIdentifierNormalization(IdentifierNormalization identifierNormalization) {
+			this.identifierNormalization = identifierNormalization;
+		}
+
+		public DataSize getMaxResponseBuffer() {
+			return this.maxResponseBuffer;
+		}
+
+		public void setMaxResponseBuffer(DataSize maxResponseBuffer) {
+			this.maxResponseBuffer = maxResponseBuffer;
+		}
+
 		/**
 		 * Trusted devices: a client that logged in successfully gets a signed token for the
 		 * account, and its later attempts on that account are counted apart from everyone
@@ -566,9 +597,11 @@ public class RateLimitProperties {
 			private Transport transport = Transport.COOKIE;
 
 			/**
-			 * Name of the cookie that carries the token.
+			 * Name of the cookie that carries the token. By default
+			 * '__Host-ratelimit_device' when the cookie is Secure with Path '/' (a
+			 * sibling subdomain cannot set such a cookie), else 'ratelimit_device'.
 			 */
-			private String cookieName = "ratelimit_device";
+			private @Nullable String cookieName;
 
 			/**
 			 * Whether the cookie is marked Secure (sent over HTTPS only).
@@ -614,11 +647,11 @@ public class RateLimitProperties {
 				this.transport = transport;
 			}
 
-			public String getCookieName() {
+			public @Nullable String getCookieName() {
 				return this.cookieName;
 			}
 
-			public void setCookieName(String cookieName) {
+			public void setCookieName(@Nullable String cookieName) {
 				this.cookieName = cookieName;
 			}
 

@@ -137,35 +137,50 @@ class LoginProtectionEndToEndTest {
 	}
 
 	@Test
-	void loginWhenFieldRepeatedThenTheLastValueIsChargedAsTheApplicationReadsIt() {
+	void loginWhenFieldRepeatedWithAnotherAccountThenChargedAsUnreadableNotToEitherAccount() {
 		for (int i = 0; i < 10; i++) {
 			loginJson(newAddress(), credentials("target"));
 		}
 
+		// Neither the decoy's fresh bucket nor the target's empty one: the shared unreadable one.
 		HttpResponse<String> smuggled = loginJson(newAddress(),
 				"{\"username\":\"decoy\",\"password\":\"x\",\"username\":\"target\"}");
+		HttpResponse<String> unreadable = loginJson(newAddress(), "not json");
 
-		assertThat(smuggled.statusCode()).isEqualTo(429);
+		assertThat(smuggled.statusCode()).isEqualTo(401);
+		assertThat(remainingOfIdentifier(unreadable)).isEqualTo(remainingOfIdentifier(smuggled) - 1);
 	}
 
 	@Test
-	void loginWhenBodyOversizedMalformedOrTooDeepThenChargedAsUnreadableForTheClient() {
-		String from = newAddress();
+	void loginWhenFieldRepeatedWithTheSameAccountThenThatAccountIsCharged() {
+		HttpResponse<String> twice = loginJson(newAddress(),
+				"{\"username\":\"twice\",\"password\":\"x\",\"username\":\" Twice\"}");
+
+		assertThat(twice.headers().firstValue("RateLimit").orElseThrow())
+			.endsWith("\"POST /api/login identifier\";r=9;t=10");
+	}
+
+	@Test
+	void loginWhenBodyOversizedMalformedOrTooDeepThenChargedToOneBucketSharedByAllClients() {
 		String oversized = "{\"username\":\"someone\",\"padding\":\"" + "x".repeat(2000) + "\"}";
-		HttpResponse<String> large = loginJson(from, oversized);
+		HttpResponse<String> large = loginJson(newAddress(), oversized);
 		assertThat(large.statusCode()).isEqualTo(401);
 		assertThat(large.body()).isEqualTo("received " + oversized.length());
-		assertThat(large.headers().firstValue("RateLimit")).hasValue("\"POST /api/login\";r=9;t=10, \"POST /api/login identifier\";r=9;t=10");
+		int before = remainingOfIdentifier(large);
 
-		loginJson(from, "{\"username\":");
-		loginJson(from, "{\"a\":{\"b\":{\"c\":{\"d\":{\"e\":1}}}},\"username\":\"someone\"}");
-		HttpResponse<String> fourth = loginJson(from, "not json at all");
+		loginJson(newAddress(), "{\"username\":");
+		loginJson(newAddress(), "{\"a\":{\"b\":{\"c\":{\"d\":{\"e\":1}}}},\"username\":\"someone\"}");
+		HttpResponse<String> fourth = loginJson(newAddress(), "not json at all");
 
-		// All four went to this client's one bucket of unreadable attempts.
-		assertThat(fourth.headers().firstValue("RateLimit")).hasValue("\"POST /api/login\";r=6;t=10, \"POST /api/login identifier\";r=6;t=10");
-		// Another client's unreadable attempts do not share it.
-		assertThat(loginJson(newAddress(), "not json").headers().firstValue("RateLimit"))
-			.hasValue("\"POST /api/login\";r=9;t=10, \"POST /api/login identifier\";r=9;t=10");
+		// Four addresses, one bucket of unreadable attempts; each client's own bucket is full.
+		assertThat(remainingOfIdentifier(fourth)).isEqualTo(before - 3);
+		assertThat(fourth.headers().firstValue("RateLimit").orElseThrow()).startsWith("\"POST /api/login\";r=9;t=10");
+	}
+
+	private static int remainingOfIdentifier(HttpResponse<String> response) {
+		String fields = response.headers().firstValue("RateLimit").orElseThrow();
+		String identifier = fields.substring(fields.indexOf("identifier\";r=") + "identifier\";r=".length());
+		return Integer.parseInt(identifier.substring(0, identifier.indexOf(';')));
 	}
 
 	@Test
@@ -180,7 +195,7 @@ class LoginProtectionEndToEndTest {
 			out.flush();
 		} // closed with 480 bytes of the body never sent
 
-		// The server served the next request from that client, charged to its unreadable bucket.
+		// The server served the next request from that client, charged to the unreadable bucket.
 		HttpResponse<String> next = loginJson(from, "garbage");
 		assertThat(next.statusCode()).isEqualTo(401);
 		assertThat(next.headers().firstValue("RateLimit").orElseThrow()).contains("identifier\";r=");

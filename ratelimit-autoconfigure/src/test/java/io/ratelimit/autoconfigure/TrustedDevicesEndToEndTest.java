@@ -130,7 +130,7 @@ class TrustedDevicesEndToEndTest {
 		assertThat(response.statusCode()).isEqualTo(200);
 		assertThat(response.headers().allValues("Set-Cookie")).singleElement()
 			.asString()
-			.matches("ratelimit_device=[A-Za-z0-9_-]{64}; Path=/; Max-Age=2592000; Expires=.*; Secure; HttpOnly; "
+			.matches("__Host-ratelimit_device=[A-Za-z0-9_-]{64}; Path=/; Max-Age=2592000; Expires=.*; Secure; HttpOnly; "
 					+ "SameSite=Strict");
 		// A failed login earns nothing.
 		assertThat(login(newAddress(), "carol", "wrong").headers().allValues("Set-Cookie")).isEmpty();
@@ -159,17 +159,28 @@ class TrustedDevicesEndToEndTest {
 		attack("dave", 10);
 
 		List<String> tokens = new ArrayList<>();
-		tokens.add("ratelimit_device=" + token.substring(0, 20) + ((token.charAt(20) == 'A') ? 'B' : 'A')
+		tokens.add("__Host-ratelimit_device=" + token.substring(0, 20) + ((token.charAt(20) == 'A') ? 'B' : 'A')
 				+ token.substring(21));
 		tokens.add(foreign);
-		tokens.add("ratelimit_device=" + token.repeat(100));
-		tokens.add("ratelimit_device=" + token + "; ratelimit_device=" + token);
+		tokens.add("__Host-ratelimit_device=" + token.repeat(100));
+		tokens.add("__Host-ratelimit_device=" + token + "; __Host-ratelimit_device=" + token);
 		for (String presented : tokens) {
 			HttpResponse<String> response = login(home, "dave", PASSWORD, "Cookie", presented);
 			assertThat(response.statusCode()).as(presented.substring(0, 30)).isEqualTo(429);
 			assertThat(response.body()).doesNotContain("dave").doesNotContain(token);
 		}
 		assertThat(output.getAll()).doesNotContain(token).doesNotContain("\"dave\"");
+	}
+
+	@Test
+	void loginWhenSiblingSubdomainPlantsAnUnprefixedCookieThenTheDeviceStillCounts() {
+		String home = newAddress();
+		String cookie = deviceCookie(login(home, "heidi", PASSWORD));
+		attack("heidi", 10);
+
+		// A sibling subdomain can set 'ratelimit_device' for the parent domain, never a __Host- cookie.
+		assertThat(login(home, "heidi", PASSWORD, "Cookie", "ratelimit_device=planted; " + cookie).statusCode())
+			.isEqualTo(200);
 	}
 
 	@Test

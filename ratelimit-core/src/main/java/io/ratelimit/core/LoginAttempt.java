@@ -69,6 +69,18 @@ public final class LoginAttempt {
 	}
 
 	/**
+	 * Records the application's answer to the attempt when no token could reach the
+	 * client any more (its response went out before the outcome was known, as for an
+	 * asynchronous handler): a success is refunded, and earns nothing.
+	 * @param succeeded whether the application accepted it
+	 */
+	public void completeWithoutToken(boolean succeeded) {
+		if (succeeded && this.completed.compareAndSet(false, true)) {
+			this.store.refund(this.accountBucket, this.limits, this.weight);
+		}
+	}
+
+	/**
 	 * Never shows the account.
 	 */
 	@Override

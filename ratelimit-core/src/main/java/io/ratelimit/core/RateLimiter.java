@@ -117,7 +117,7 @@ public final class RateLimiter {
 		String device = (this.devices != null && account.value() != null)
 				? this.devices.tokens().verify(this.devices.read(request), account.value()) : null;
 		BucketKey accountBucket = (device != null) ? this.keys.deviceKeyFor(endpoint, account, device)
-				: this.keys.identifierKeyFor(endpoint, account, identity);
+				: this.keys.identifierKeyFor(endpoint, account);
 		List<Quota> quotas = new DualBucket(store).consume(client, accountBucket, policy.name(), limits, weight);
 		LoginAttempt attempt = (account.value() != null) ? new LoginAttempt(store, accountBucket, limits, weight,
 				account.value(), (this.devices != null && device == null) ? this.devices.tokens() : null) : null;
@@ -141,6 +141,14 @@ public final class RateLimiter {
 	 */
 	public boolean hasSensitiveEndpoints() {
 		return !this.sensitiveEndpoints.isEmpty();
+	}
+
+	/**
+	 * Returns how this limiter decides which endpoint a request is.
+	 * @return the endpoint resolver
+	 */
+	public EndpointResolver endpoints() {
+		return this.endpoints;
 	}
 
 	/**

@@ -26,10 +26,10 @@ public class RateLimitEndpointAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitEndpoint rateLimitEndpoint(RateLimiter limiter, EndpointResolver endpoints,
-			ObjectProvider<GlobalBucketStore> globalBuckets) {
+	RateLimitEndpoint rateLimitEndpoint(RateLimiter limiter, ObjectProvider<GlobalBucketStore> globalBuckets) {
 		GlobalBucketStore global = globalBuckets.getIfAvailable();
-		return new RateLimitEndpoint(limiter, endpoints, (global != null) ? global.leases() : null);
+		// The limiter's own resolver: it may charge some templates as others (logins).
+		return new RateLimitEndpoint(limiter, limiter.endpoints(), (global != null) ? global.leases() : null);
 	}
 
 }

@@ -7,6 +7,8 @@ import java.util.List;
 import java.util.Objects;
 
 import io.ratelimit.core.LoginAttempt;
+import jakarta.servlet.AsyncEvent;
+import jakarta.servlet.AsyncListener;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.http.HttpServletRequest;
@@ -18,32 +20,61 @@ import org.springframework.http.ResponseCookie;
 
 /**
  * Tells the limiter how the application answered an admitted login attempt, and hands
- * the client the device token a success earned. When a token may be due, the response is
- * held back (body buffered) until the status is known, so the token can still go in its headers; a redirect or an
- * error sent by the application is settled the moment it is sent, before it commits.
+ * the client the device token a success earned. The outcome is the application's explicit
+ * word when it gave one ({@link LoginOutcome}), else the status it answered. When a token
+ * may be due, the response body is held back (up to a limit) until the outcome is known,
+ * so the token can still go in its headers; a redirect or an error sent by the
+ * application is settled the moment it is sent, before it commits.
+ * <p>
+ * An asynchronous handler ({@code Callable}, {@code DeferredResult},
+ * {@code CompletableFuture}, Kotlin {@code suspend}) answers after the filter chain has
+ * returned: its attempt is settled when the asynchronous request completes, with the
+ * status it really sent, and earns no device token, since its headers may be on their way
+ * before the outcome is known.
  */
 public final class LoginOutcomes {
 
+	/** Largest login body held back while a device token may be due, unless configured. */
+	static final int DEFAULT_RESPONSE_LIMIT = 64 * 1024;
+
 	/** Successful logins are 2xx, no device tokens: what a filter built without settings does. */
-	public static final LoginOutcomes DEFAULT = new LoginOutcomes(statuses(List.of("200-299")), null);
+	public static final LoginOutcomes DEFAULT = new LoginOutcomes(statuses(List.of("200-299")), null,
+			DEFAULT_RESPONSE_LIMIT);
 
 	private final BitSet successStatuses;
 
 	private final @Nullable TokenIssuer issuer;
 
-	private LoginOutcomes(BitSet successStatuses, @Nullable TokenIssuer issuer) {
+	private final int responseLimit;
+
+	private LoginOutcomes(BitSet successStatuses, @Nullable TokenIssuer issuer, int responseLimit) {
 		this.successStatuses = successStatuses;
 		this.issuer = issuer;
+		this.responseLimit = responseLimit;
 	}
 
 	/**
 	 * Returns outcomes judged by the given statuses, without device tokens.
-	 * @param successStatuses statuses and ranges ('200-299') that mean success
+	 * @param successStatuses statuses and ranges ('200-299') that mean success; none, for
+	 * applications that say every success explicitly ({@link LoginOutcome})
 	 * @return the outcomes
 	 * @throws IllegalArgumentException naming an entry that is no status or range
 	 */
 	public static LoginOutcomes of(List<String> successStatuses) {
-		return new LoginOutcomes(statuses(successStatuses), null);
+		return new LoginOutcomes(statuses(successStatuses), null, DEFAULT_RESPONSE_LIMIT);
+	}
+
+	/**
+	 * Returns these outcomes holding back at most the given number of bytes of a login
+	 * response while a device token may be due.
+	 * @param responseLimit the most bytes held
+	 * @return the outcomes
+	 */
+	public LoginOutcomes withResponseLimit(int responseLimit) {
+		if (responseLimit < 0) {
+			throw new IllegalArgumentException("The response limit must not be negative, but was " + responseLimit);
+		}
+		return new LoginOutcomes(this.successStatuses, this.issuer, responseLimit);
 	}
 
 	/**
@@ -65,7 +96,7 @@ public final class LoginOutcomes {
 					.path(path)
 					.maxAge(lifetime)
 					.build()
-					.toString()));
+					.toString()), this.responseLimit);
 	}
 
 	/**
@@ -75,40 +106,92 @@ public final class LoginOutcomes {
 	 */
 	public LoginOutcomes withHeader(String name) {
 		Objects.requireNonNull(name, "name must not be null");
-		return new LoginOutcomes(this.successStatuses, (token, response) -> response.setHeader(name, token));
+		return new LoginOutcomes(this.successStatuses, (token, response) -> response.setHeader(name, token),
+				this.responseLimit);
 	}
 
-	boolean isSuccess(int status) {
-		return status >= 0 && this.successStatuses.get(status);
+	boolean isSuccess(HttpServletRequest request, int status) {
+		Boolean said = LoginOutcome.said(request);
+		if (said != null) {
+			return said;
+		}
+		return status >= 0 && status < this.successStatuses.size() && this.successStatuses.get(status);
 	}
 
 	/**
-	 * Runs the application on an admitted attempt, then completes it with the status the
+	 * Runs the application on an admitted attempt, then completes it with the outcome the
 	 * application answered.
 	 */
 	void run(LoginAttempt attempt, HttpServletRequest request, HttpServletResponse response, FilterChain chain)
 			throws IOException, ServletException {
 		if (this.issuer == null || !attempt.earnsDeviceToken()) {
-			// No header to add: the status is all there is to read, after the fact.
+			// No header to add: the outcome is all there is to read, after the fact.
 			chain.doFilter(request, response);
-			attempt.complete(isSuccess(response.getStatus()));
+			if (request.isAsyncStarted()) {
+				whenCompleted(request, () -> attempt.completeWithoutToken(isSuccess(request, response.getStatus())));
+			}
+			else {
+				attempt.complete(isSuccess(request, response.getStatus()));
+			}
 			return;
 		}
-		LoginResponse held = new LoginResponse(response, (status) -> settle(attempt, status, response));
+		LoginResponse held = new LoginResponse(response, this.responseLimit,
+				(status, tokenDeliverable) -> settle(attempt, request, status, tokenDeliverable, response));
 		try {
 			chain.doFilter(request, held);
-			held.settle(held.getStatus());
+			if (request.isAsyncStarted()) {
+				whenCompleted(request, () -> held.settle(response.getStatus()));
+			}
+			else {
+				held.settle(held.getStatus());
+			}
 		}
 		finally {
-			held.copyBodyToResponse();
+			held.release();
 		}
 	}
 
-	private void settle(LoginAttempt attempt, int status, HttpServletResponse response) {
-		String token = attempt.complete(isSuccess(status));
-		if (token != null && this.issuer != null && !response.isCommitted()) {
+	private void settle(LoginAttempt attempt, HttpServletRequest request, int status, boolean tokenDeliverable,
+			HttpServletResponse response) {
+		boolean succeeded = isSuccess(request, status);
+		if (!tokenDeliverable || this.issuer == null) {
+			attempt.completeWithoutToken(succeeded);
+			return;
+		}
+		String token = attempt.complete(succeeded);
+		if (token != null) {
 			this.issuer.issue(token, response);
 		}
+	}
+
+	/**
+	 * Runs the settlement when the asynchronous request completes, whether the handler
+	 * answered, failed or timed out: the container calls {@code onComplete} last in each
+	 * case, with the status sent.
+	 */
+	private static void whenCompleted(HttpServletRequest request, Runnable settlement) {
+		request.getAsyncContext().addListener(new AsyncListener() {
+
+			@Override
+			public void onComplete(AsyncEvent event) {
+				settlement.run();
+			}
+
+			@Override
+			public void onTimeout(AsyncEvent event) {
+			}
+
+			@Override
+			public void onError(AsyncEvent event) {
+			}
+
+			@Override
+			public void onStartAsync(AsyncEvent event) {
+				// A handler that starts asynchronous processing again keeps this listener.
+				event.getAsyncContext().addListener(this);
+			}
+
+		});
 	}
 
 	private static BitSet statuses(List<String> entries) {

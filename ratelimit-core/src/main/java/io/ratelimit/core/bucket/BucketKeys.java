@@ -88,17 +88,18 @@ public final class BucketKeys {
 
 	/**
 	 * Returns the key of the second bucket of a sensitive endpoint: the submitted
-	 * identifier, whoever submits it, or, when none could be read, a bucket shared by
-	 * everything unreadable from the client's network.
+	 * identifier, whoever submits it, or, when none could be read, one bucket shared by
+	 * every unreadable attempt of the endpoint. Not the client's: an attacker who makes the
+	 * account unreadable to the limiter (but not to the application) from many addresses
+	 * would otherwise get a fresh budget of guesses per address.
 	 * @param endpoint the sensitive endpoint
 	 * @param identifier the submitted identifier
-	 * @param identity the client, for unreadable identifiers
 	 * @return the key
 	 */
-	public BucketKey identifierKeyFor(EndpointTemplate endpoint, SubmittedIdentifier identifier, Identity identity) {
+	public BucketKey identifierKeyFor(EndpointTemplate endpoint, SubmittedIdentifier identifier) {
 		String value = identifier.value();
 		if (value == null) {
-			return BucketKey.fromHash(this.hasher.hash(endpoint.toString(), "unreadable", identity.network().key()));
+			return BucketKey.fromHash(this.hasher.hash(endpoint.toString(), "unreadable"));
 		}
 		return BucketKey.fromHash(this.hasher.hash(endpoint.toString(), "identifier", value));
 	}

@@ -1,6 +1,6 @@
 package io.ratelimit.core.identity;
 
-import java.util.Locale;
+import java.util.Collection;
 
 import org.jspecify.annotations.Nullable;
 
@@ -17,9 +17,10 @@ public record SubmittedIdentifier(@Nullable String value) {
 	public static final int MAXIMUM_LENGTH = 256;
 
 	/**
-	 * An identifier that could not be read: a malformed, oversized or incomplete body. It
-	 * is charged to a shared bucket of the client's network, so a parse failure never
-	 * skips the check.
+	 * An identifier that could not be read: a malformed, oversized or incomplete body, or
+	 * one naming several accounts. Every unreadable attempt of an endpoint is charged to one
+	 * bucket shared by all clients, so neither a parse failure nor many addresses ever
+	 * skip or multiply the account's budget.
 	 */
 	public static final SubmittedIdentifier UNREADABLE = new SubmittedIdentifier(null);
 
@@ -30,12 +31,47 @@ public record SubmittedIdentifier(@Nullable String value) {
 	 * @return the identifier, or {@link #UNREADABLE} if the text is blank
 	 */
 	public static SubmittedIdentifier of(@Nullable String raw) {
+		return of(raw, IdentifierNormalization.LOWER_CASE);
+	}
+
+	/**
+	 * Returns the identifier a client submitted.
+	 * @param raw the submitted text
+	 * @param normalization how spellings of one account are made equal
+	 * @return the identifier, or {@link #UNREADABLE} if the text is blank
+	 */
+	public static SubmittedIdentifier of(@Nullable String raw, IdentifierNormalization normalization) {
 		if (raw == null || raw.isBlank()) {
 			return UNREADABLE;
 		}
-		String normalized = raw.strip().toLowerCase(Locale.ROOT);
+		String normalized = normalization.normalize(raw);
+		if (normalized.isBlank()) {
+			return UNREADABLE;
+		}
 		return new SubmittedIdentifier(
 				(normalized.length() > MAXIMUM_LENGTH) ? normalized.substring(0, MAXIMUM_LENGTH) : normalized);
+	}
+
+	/**
+	 * Returns the one account that every submitted name denotes. An attempt that names
+	 * two accounts (a form field repeated, or given in the query and the body) cannot be
+	 * charged by the one the application reads, since applications differ in which that
+	 * is: it is unreadable, and never refunded or given a device token.
+	 * @param raws every value the request submits for the identifier, in any order
+	 * @param normalization how spellings of one account are made equal
+	 * @return the identifier, or {@link #UNREADABLE} if there is none, a blank one, or
+	 * several that normalize differently
+	 */
+	public static SubmittedIdentifier ofAll(Collection<String> raws, IdentifierNormalization normalization) {
+		SubmittedIdentifier found = UNREADABLE;
+		for (String raw : raws) {
+			SubmittedIdentifier one = of(raw, normalization);
+			if (!one.isReadable() || (found.isReadable() && !found.equals(one))) {
+				return UNREADABLE;
+			}
+			found = one;
+		}
+		return found;
 	}
 
 	/**
