@@ -85,8 +85,11 @@ public class RateLimitAutoConfiguration {
 				() -> PolicySettings.of(policy.getDefaultRps(), policy.getUnknownRps(), properties.getBurstFactor()));
 		MvcEndpointTemplates known = templates.getIfAvailable();
 		if (known != null) {
-			// Rows for templates the application does not serve are rejected, not silently dead.
-			settings = settings.withKnownEndpoints(known::contains);
+			// Rows for templates the application does not serve are rejected, not silently dead;
+			// a login may be served by a filter rather than a handler.
+			Set<EndpointTemplate> logins = InvalidRateLimitPropertyException.check("ratelimit.login.endpoints",
+					() -> LoginEndpoints.templates(properties.getLogin()));
+			settings = settings.withKnownEndpoints((endpoint) -> known.contains(endpoint) || logins.contains(endpoint));
 		}
 		return new ReloadablePolicies(source.getIfAvailable(() -> List::of), settings, TimeSource.system());
 	}

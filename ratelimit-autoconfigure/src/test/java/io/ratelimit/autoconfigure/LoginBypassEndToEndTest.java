@@ -51,7 +51,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class LoginBypassEndToEndTest {
 
 	/** Attempts of each attack, one address each. */
-	static final int ATTEMPTS = 40;
+	static final int ATTEMPTS = 256;
 
 	/** What one bucket of a login holds. */
 	static final int BUCKET = 10;

@@ -69,7 +69,14 @@ public enum Diagnostic {
 	 * by default) in an application whose only entities are the limiter's, so nothing uses
 	 * it.
 	 */
-	W010;
+	W010,
+
+	/**
+	 * A login endpoint of {@code ratelimit.login.endpoints} that nothing of the application
+	 * serves (no handler, no Spring Security authentication filter), so its account buckets
+	 * protect nothing.
+	 */
+	W011;
 
 	/**
 	 * Returns a log message that starts with this code.

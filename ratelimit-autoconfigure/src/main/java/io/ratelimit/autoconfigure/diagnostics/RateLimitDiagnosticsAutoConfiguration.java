@@ -5,13 +5,14 @@ import io.ratelimit.autoconfigure.RateLimitProperties;
 import io.ratelimit.core.RateLimiter;
 import jakarta.persistence.EntityManagerFactory;
 
+import org.springframework.beans.factory.ListableBeanFactory;
+import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnWebApplication;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
-import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
@@ -49,6 +50,12 @@ public class RateLimitDiagnosticsAutoConfiguration {
 	@ConditionalOnMissingBean
 	PolicyTableCheck rateLimitPolicyTableCheck(RateLimiter limiter) {
 		return new PolicyTableCheck(limiter.policies(), limiter.weights());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	LoginEndpointsCheck rateLimitLoginEndpointsCheck(RateLimiter limiter, ListableBeanFactory beans) {
+		return new LoginEndpointsCheck(limiter, beans);
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -27,6 +27,10 @@ import org.springframework.context.annotation.Import;
 import org.springframework.mock.web.MockFilterChain;
 import org.springframework.mock.web.MockHttpServletRequest;
 import org.springframework.mock.web.MockHttpServletResponse;
+import org.springframework.security.web.DefaultSecurityFilterChain;
+import org.springframework.security.web.SecurityFilterChain;
+import org.springframework.security.web.authentication.UsernamePasswordAuthenticationFilter;
+import org.springframework.security.web.util.matcher.AnyRequestMatcher;
 import org.springframework.util.StringUtils;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
@@ -93,6 +97,45 @@ class RateLimitDiagnosticsAutoConfigurationTest {
 
 	private static void table(AssertableWebApplicationContext context, PolicyRow... rows) {
 		context.getBean(PolicyTable.class).rows.set(List.of(rows));
+	}
+
+	@Test
+	void startupWhenLoginEndpointServedByNothingThenW011NamesIt(CapturedOutput output) {
+		this.runner.withPropertyValues("ratelimit.login.endpoints=POST /api/orders=username, POST /api/logon=username")
+			.run((context) -> {
+				assertThat(count(output, Diagnostic.W011)).isOne();
+				assertThat(line(output, Diagnostic.W011)).contains("'POST /api/logon'", "ratelimit.login.endpoints");
+			});
+	}
+
+	@Test
+	void startupWhenLoginEndpointProcessedBySpringSecurityFormLoginThenNoW011(CapturedOutput output) {
+		this.runner.withPropertyValues("ratelimit.login.endpoints=POST /login=username")
+			.withBean(SecurityFilterChain.class,
+					() -> new DefaultSecurityFilterChain(AnyRequestMatcher.INSTANCE,
+							new UsernamePasswordAuthenticationFilter((authentication) -> authentication)))
+			.run((context) -> assertThat(count(output, Diagnostic.W011)).isZero());
+	}
+
+	@Test
+	void reloadWhenRowNamesALoginServedByAFilterThenAccepted(CapturedOutput output) {
+		runner(DEFAULT, UNKNOWN, row("l1", "POST /login", 1))
+			.withPropertyValues("ratelimit.login.endpoints=POST /login=username")
+			.run((context) -> {
+				context.getBean(ReloadablePolicies.class).reload();
+
+				assertThat(context.getBean(ReloadablePolicies.class).current().rejected()).isEmpty();
+				assertThat(count(output, Diagnostic.W006)).isZero();
+			});
+	}
+
+	@Test
+	void startupWhenSpringSecurityProcessesAnotherPathThenW011(CapturedOutput output) {
+		this.runner.withPropertyValues("ratelimit.login.endpoints=POST /signin=username")
+			.withBean(SecurityFilterChain.class,
+					() -> new DefaultSecurityFilterChain(AnyRequestMatcher.INSTANCE,
+							new UsernamePasswordAuthenticationFilter((authentication) -> authentication)))
+			.run((context) -> assertThat(line(output, Diagnostic.W011)).contains("'POST /signin'"));
 	}
 
 	@Test
