@@ -1,14 +1,13 @@
 package io.ratelimit.autoconfigure;
 
-import java.io.IOException;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntFunction;
 
 import io.ratelimit.autoconfigure.loginapp.LoginApplication;
+import io.ratelimit.autoconfigure.testsupport.Http;
 import io.ratelimit.autoconfigure.testsupport.PostgresDatabase;
 import io.ratelimit.autoconfigure.testsupport.TestPostgres;
 import org.junit.jupiter.api.Test;
@@ -67,8 +66,6 @@ class LoginBypassEndToEndTest {
 
 	private static final AtomicInteger addresses = new AtomicInteger();
 
-	private static final HttpClient client = HttpClient.newHttpClient();
-
 	@DynamicPropertySource
 	static void database(DynamicPropertyRegistry registry) {
 		database.register(registry);
@@ -93,16 +90,7 @@ class LoginBypassEndToEndTest {
 	}
 
 	private HttpResponse<String> send(HttpRequest.Builder request) {
-		try {
-			return client.send(request.build(), HttpResponse.BodyHandlers.ofString());
-		}
-		catch (IOException ex) {
-			throw new IllegalStateException(ex);
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new IllegalStateException(ex);
-		}
+		return Http.send(request.build());
 	}
 
 	/** Sends the attack, a fresh address each attempt, and counts what the application answered. */

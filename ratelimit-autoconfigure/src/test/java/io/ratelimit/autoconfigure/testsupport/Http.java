@@ -25,8 +25,17 @@ public final class Http {
 		for (int i = 0; i < headers.length; i += 2) {
 			request.header(headers[i], headers[i + 1]);
 		}
+		return send(request.build());
+	}
+
+	/**
+	 * Sends a request built by the caller, with whatever body and headers it has.
+	 * @param request the request
+	 * @return the response, its body as text
+	 */
+	public static HttpResponse<String> send(HttpRequest request) {
 		try {
-			return CLIENT.send(request.build(), HttpResponse.BodyHandlers.ofString());
+			return CLIENT.send(request, HttpResponse.BodyHandlers.ofString());
 		}
 		catch (IOException ex) {
 			throw new IllegalStateException(ex);
