@@ -39,7 +39,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 						+ "POST /api/signin=username, POST /api/login/callable=username, "
 						+ "POST /api/login/deferred=username, POST /api/login/future=username, "
 						+ "POST /api/login/see-other=username, POST /api/login/signalled=username, "
-						+ "POST /api/login/large-page=username, POST /auth/login=username",
+						+ "POST /api/login/large-page=username, POST /auth/login=username, "
+						+ "POST /api/login/media-type=username, POST /api/login/alias=username, "
+						+ "POST /api/login/numbers=username",
 				"ratelimit.login.max-body-size=1KB", "ratelimit.login.max-json-depth=4",
 				"ratelimit.login.success-statuses=200-299,303", "ratelimit.login.max-response-buffer=1KB",
 				"ratelimit.login.identifier-normalization=nfkc-casefold",
@@ -192,6 +194,53 @@ class LoginBypassEndToEndTest {
 			.PUT(HttpRequest.BodyPublishers.ofString(credentials("someone"))));
 		assertThat(put.headers().firstValue("RateLimit-Policy").orElseThrow()).startsWith("\"default\"");
 		assertThat(put.headers().firstValue("RateLimit").orElseThrow()).contains("identifier");
+	}
+
+	@Test
+	void loginWhenNonStandardMethodSentToAHandlerOfEveryMethodThenChargedAsTheLogin() {
+		assertThat(admitted((i) -> request("/api/signin", JSON).method("PROPFIND",
+				HttpRequest.BodyPublishers.ofString(credentials("propfind-victim")))))
+			.isEqualTo(BUCKET);
+	}
+
+	@Test
+	void loginWhenGetWithoutBodySentToAHandlerOfEveryMethodThenOnlyItsClientIsCharged() {
+		for (int i = 0; i < BUCKET * 3; i++) {
+			HttpResponse<String> get = send(request("/api/signin", JSON).GET());
+
+			assertThat(get.statusCode()).isEqualTo(401);
+			assertThat(get.headers().firstValue("RateLimit")).hasValue("\"default\";r=9;t=10");
+		}
+	}
+
+	@Test
+	void loginWhenContentTypeOnlyStartsLikeAFormThenTheBodyIsReadAsTheApplicationReadsIt() {
+		String json = "application/x-www-form-urlencoded+json";
+
+		// The attacker's own login, with the victim in the query: no refund and no token for either.
+		HttpResponse<String> mine = send(post("/api/login/media-type?username=victim", json,
+				"{\"username\":\"me\",\"password\":\"" + PASSWORD + "\"}"));
+		assertThat(mine.statusCode()).isEqualTo(200);
+		assertThat(mine.headers().firstValue("RateLimit-Device")).isEmpty();
+
+		assertThat(admitted((i) -> post("/api/login/media-type?username=decoy" + i, json, credentials("victim"))))
+			.isEqualTo(BUCKET - 1);
+	}
+
+	@Test
+	void loginWhenJsonNamesTheAccountUnderAnotherFieldThenTheQueryValueIsNotCharged() {
+		assertThat(admitted((i) -> post("/api/login/alias?username=decoy" + i, JSON,
+				"{\"user\":\"victim\",\"password\":\"guess\"}")))
+			.isEqualTo(BUCKET);
+	}
+
+	@Test
+	void loginWhenNumericAccountSpelledInManyWaysThenOneBucket() {
+		String[] spellings = { "1", "1.0", "10E-1", "\"1\"", "1.000" };
+
+		assertThat(admitted((i) -> post("/api/login/numbers", JSON,
+				"{\"username\":" + spellings[i % spellings.length] + ",\"password\":\"guess\"}")))
+			.isEqualTo(BUCKET);
 	}
 
 	@Test

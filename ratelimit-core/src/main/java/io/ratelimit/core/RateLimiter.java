@@ -114,6 +114,11 @@ public final class RateLimiter {
 					List.of(Quota.of(policy.name(), limits, store.tryConsume(client, limits, weight))), legacyNow);
 		}
 		SubmittedIdentifier account = extract(sensitive, request);
+		if (account.isAbsent()) {
+			// Names no account, so logs nobody in: its client's bucket alone.
+			return Decision.of(endpoint, policy,
+					List.of(Quota.of(policy.name(), limits, store.tryConsume(client, limits, weight))), legacyNow);
+		}
 		String device = (this.devices != null && account.value() != null)
 				? this.devices.tokens().verify(this.devices.read(request), account.value()) : null;
 		BucketKey accountBucket = (device != null) ? this.keys.deviceKeyFor(endpoint, account, device)

@@ -1,6 +1,7 @@
 package io.ratelimit.autoconfigure.web;
 
 import java.io.IOException;
+import java.math.BigDecimal;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -33,13 +34,18 @@ import tools.jackson.core.json.JsonFactory;
  * <p>
  * Form parameters (url-encoded or multipart) are parsed by the servlet container, whatever the body's length or
  * transfer coding, up to the container's own limit ({@code maxPostSize}): the
- * application reads the same parsed parameters, so the limiter reads what it reads.
+ * application reads the same parsed parameters, so the limiter reads what it reads. Any
+ * other body is read as JSON, and must hold the field itself; a query value of the field
+ * only adds a name.
  */
 public class BodyIdentifierExtractor implements IdentifierExtractor {
 
 	private static final String FORM = "application/x-www-form-urlencoded";
 
 	private static final String MULTIPART = "multipart/form-data";
+
+	/** Digits, and places after the point, of the longest number read as an account id. */
+	private static final int MAX_NUMBER_DIGITS = 64;
 
 	private final String field;
 
@@ -89,53 +95,90 @@ public class BodyIdentifierExtractor implements IdentifierExtractor {
 		// anything else, the query's alone (the body is left for the application).
 		String[] parameters = servletRequest.getParameterValues(this.field);
 		List<String> names = new ArrayList<>((parameters != null) ? Arrays.asList(parameters) : List.of());
-		if (!isForm(servletRequest.getContentType())) {
-			CachedBodyRequest cached = (servletRequest instanceof CachedBodyRequest body) ? body : null;
-			try {
-				byte[] body = (cached != null) ? cached.body(this.maxBodyBytes) : null;
-				if (body == null || !fromJson(body, names)) {
-					return SubmittedIdentifier.UNREADABLE;
-				}
+		if (isParsedAsForm(servletRequest.getContentType())) {
+			if (names.isEmpty() && servletRequest.getContentLengthLong() == 0) {
+				return SubmittedIdentifier.ABSENT;
 			}
-			catch (IOException | JacksonException ex) {
-				// Malformed JSON, too deep, or a client gone mid-body: unreadable, still charged.
+			return SubmittedIdentifier.ofAll(names, this.normalization);
+		}
+		CachedBodyRequest cached = (servletRequest instanceof CachedBodyRequest body) ? body : null;
+		try {
+			byte[] body = (cached != null) ? cached.body(this.maxBodyBytes) : null;
+			if (body != null && body.length == 0 && names.isEmpty()) {
+				return SubmittedIdentifier.ABSENT;
+			}
+			// The body must name the account itself: a query value alone would be charged
+			// while the application reads an account from the body under another spelling of
+			// the field (an alias, another case) that the limiter does not know.
+			if (body == null || !fromJson(body, names)) {
 				return SubmittedIdentifier.UNREADABLE;
 			}
+		}
+		catch (IOException | JacksonException ex) {
+			// Malformed JSON, too deep, or a client gone mid-body: unreadable, still charged.
+			return SubmittedIdentifier.UNREADABLE;
 		}
 		return SubmittedIdentifier.ofAll(names, this.normalization);
 	}
 
-	private static boolean isForm(@Nullable String contentType) {
-		return contentType != null && (contentType.regionMatches(true, 0, FORM, 0, FORM.length())
-				|| contentType.regionMatches(true, 0, MULTIPART, 0, MULTIPART.length()));
+	/**
+	 * Returns whether the servlet container parses the body into parameters, by the exact
+	 * comparison Tomcat makes (the type and subtype before any parameter, as sent). A media
+	 * type that merely starts like a form ({@code application/x-www-form-urlencoded+json})
+	 * is not parsed by the container, but may be read as JSON by the application, so it is
+	 * read as JSON here too.
+	 */
+	private static boolean isParsedAsForm(@Nullable String contentType) {
+		if (contentType == null) {
+			return false;
+		}
+		int semicolon = contentType.indexOf(';');
+		String type = ((semicolon < 0) ? contentType : contentType.substring(0, semicolon)).strip();
+		return type.equals(FORM) || type.equals(MULTIPART);
 	}
 
 	/**
 	 * Adds the values of the field in a JSON object to the names.
-	 * @return whether the body is one whole JSON object whose field, if present, is a
-	 * string or number
+	 * @return whether the body is one whole JSON object that holds the field at least once,
+	 * each time as a string or a number
 	 */
-	private boolean fromJson(byte[] body, List<String> names) {
+	private boolean fromJson(byte[] body, List<String> names) throws IOException {
 		try (JsonParser parser = this.json.createParser(ObjectReadContext.empty(), body)) {
 			if (parser.nextToken() != JsonToken.START_OBJECT) {
 				return false;
 			}
+			boolean found = false;
 			while (parser.nextToken() == JsonToken.PROPERTY_NAME) {
 				boolean wanted = this.field.equals(parser.currentName());
 				JsonToken token = parser.nextToken();
 				if (!wanted) {
 					parser.skipChildren();
+					continue;
 				}
-				else if (token == JsonToken.VALUE_STRING || token.isNumeric()) {
-					names.add(parser.getString());
-				}
-				else {
+				String value = (token == JsonToken.VALUE_STRING) ? parser.getString()
+						: token.isNumeric() ? canonicalNumber(parser.getDecimalValue()) : null;
+				if (value == null) {
 					return false;
 				}
+				names.add(value);
+				found = true;
 			}
 			// Read to the end: a truncated or trailing-garbage body is not a login we understood.
-			return parser.currentToken() == JsonToken.END_OBJECT && parser.nextToken() == null;
+			return found && parser.currentToken() == JsonToken.END_OBJECT && parser.nextToken() == null;
 		}
+	}
+
+	/**
+	 * Returns one spelling of a number, so that {@code 1}, {@code 1.0} and {@code 10E-1},
+	 * which an application binding a numeric account id reads alike, share a bucket; or
+	 * {@code null} for numbers too large or too fine to be an account id.
+	 */
+	private static @Nullable String canonicalNumber(BigDecimal number) {
+		BigDecimal stripped = number.stripTrailingZeros();
+		if (stripped.precision() > MAX_NUMBER_DIGITS || Math.abs(stripped.scale()) > MAX_NUMBER_DIGITS) {
+			return null;
+		}
+		return stripped.toPlainString();
 	}
 
 }

@@ -30,10 +30,13 @@ import org.springframework.web.util.pattern.PathPatternParser;
  * reaching the login handler skips the account's bucket:
  * <ul>
  * <li>A handler mapped without a method ({@code @RequestMapping("/api/login")}), or with
- * several, serves the same body under every method it accepts: a {@code PUT} to it is the
- * login as much as the configured {@code POST}, so it is charged as the login, with the
- * login's policy and the account's bucket. A template that another handler also maps is
- * left alone, since which of the two serves it depends on more than the method.</li>
+ * several, serves the same body under every method it accepts: a {@code PUT} (or a
+ * {@code GET} with a body, or an invented method) to it is the login as much as the
+ * configured {@code POST}, so it is charged as the login, with the login's policy and the
+ * account's bucket. Only where another handler maps the same method and path
+ * unconditionally, and so always serves it before a handler mapped without a method, is
+ * the template left to that handler; where conditions decide, it is charged as the login,
+ * which errs on the strict side.</li>
  * <li>A login that no handler serves but a filter does (Spring Security's form login
  * processes {@code POST /login} in its filter chain) would be {@code UNKNOWN}: a request of
  * its method whose path matches it, the way Spring's path patterns match (decoded, path
@@ -72,7 +75,7 @@ public final class LoginEndpointResolver implements EndpointResolver {
 		EndpointTemplate endpoint = this.delegate.resolve(request);
 		Routes routes = routes();
 		if (endpoint.isUnknown()) {
-			return routes.servedByFilter(request);
+			return routes.unknownToHandler(request);
 		}
 		return routes.aliases.getOrDefault(endpoint, endpoint);
 	}
@@ -98,35 +101,59 @@ public final class LoginEndpointResolver implements EndpointResolver {
 	}
 
 	private Routes read() {
-		Map<EndpointTemplate, Set<HandlerMethod>> handlersOf = new HashMap<>();
-		Map<HandlerMethod, Set<EndpointTemplate>> templatesOf = new HashMap<>();
+		List<Route> all = new ArrayList<>();
 		for (RequestMappingInfoHandlerMapping mapping : BeanFactoryUtils
 			.beansOfTypeIncludingAncestors(this.context, RequestMappingInfoHandlerMapping.class, true, false)
 			.values()) {
-			mapping.getHandlerMethods().forEach((info, handler) -> {
-				for (EndpointTemplate template : templates(info)) {
-					handlersOf.computeIfAbsent(template, (key) -> new HashSet<>()).add(handler);
-					templatesOf.computeIfAbsent(handler, (key) -> new HashSet<>()).add(template);
-				}
-			});
+			mapping.getHandlerMethods().forEach((info, handler) -> all.add(new Route(info, handler, templates(info))));
 		}
 		Map<EndpointTemplate, EndpointTemplate> aliases = new HashMap<>();
-		List<FilterServedLogin> servedByFilter = new ArrayList<>();
+		List<PathLogin> anyMethod = new ArrayList<>();
+		List<PathLogin> servedByFilter = new ArrayList<>();
 		for (EndpointTemplate login : this.logins) {
-			Set<HandlerMethod> handlers = handlersOf.getOrDefault(login, Set.of());
-			if (handlers.isEmpty()) {
-				servedByFilter.add(new FilterServedLogin(login, PathPatternParser.defaultInstance.parse(Objects.requireNonNull(login.path()))));
+			List<Route> routes = all.stream().filter((route) -> route.templates().contains(login)).toList();
+			if (routes.isEmpty()) {
+				servedByFilter.add(new PathLogin(login, PathPatternParser.defaultInstance.parse(
+						Objects.requireNonNull(login.path()))));
 			}
-			for (HandlerMethod handler : handlers) {
-				for (EndpointTemplate served : templatesOf.get(handler)) {
-					if (!served.equals(login) && handlersOf.get(served).size() == 1
-							&& !this.logins.contains(served)) {
+			for (Route route : all) {
+				if (routes.stream().noneMatch((served) -> served.handler().equals(route.handler()))) {
+					continue;
+				}
+				for (EndpointTemplate served : route.templates()) {
+					if (!served.equals(login) && !this.logins.contains(served)
+							&& !alwaysServedByAnother(served, route, all)) {
 						aliases.put(served, login);
+					}
+				}
+				if (route.info().getMethodsCondition().getMethods().isEmpty()) {
+					for (String pattern : route.info().getPatternValues()) {
+						anyMethod.add(new PathLogin(login, PathPatternParser.defaultInstance.parse(pattern)));
 					}
 				}
 			}
 		}
-		return new Routes(Map.copyOf(aliases), List.copyOf(servedByFilter));
+		return new Routes(Map.copyOf(aliases), List.copyOf(anyMethod), List.copyOf(servedByFilter));
+	}
+
+	/**
+	 * Returns whether Spring MVC always picks another handler for the template: one that
+	 * names its method, with no further condition, beats a login mapped without a method
+	 * and without conditions of its own.
+	 */
+	private static boolean alwaysServedByAnother(EndpointTemplate template, Route login, List<Route> all) {
+		if (!unconditional(login.info())) {
+			return false;
+		}
+		return all.stream()
+			.anyMatch((other) -> !other.handler().equals(login.handler()) && other.templates().contains(template)
+					&& !other.info().getMethodsCondition().getMethods().isEmpty() && unconditional(other.info()));
+	}
+
+	private static boolean unconditional(RequestMappingInfo info) {
+		return info.getParamsCondition().isEmpty() && info.getHeadersCondition().isEmpty()
+				&& info.getConsumesCondition().isEmpty() && info.getProducesCondition().isEmpty()
+				&& info.getVersionCondition().getVersion() == null && info.getCustomCondition() == null;
 	}
 
 	private static List<EndpointTemplate> templates(RequestMappingInfo info) {
@@ -147,22 +174,43 @@ public final class LoginEndpointResolver implements EndpointResolver {
 		return templates;
 	}
 
-	private record Routes(Map<EndpointTemplate, EndpointTemplate> aliases, List<FilterServedLogin> servedByFilter) {
+	private record Route(RequestMappingInfo info, HandlerMethod handler, List<EndpointTemplate> templates) {
+	}
 
-		EndpointTemplate servedByFilter(RateLimitRequest request) {
-			if (this.servedByFilter.isEmpty()) {
+	/**
+	 * @param aliases the templates a login handler serves, to the login's template
+	 * @param anyMethod the paths of login handlers mapped without a method, which serve
+	 * methods the endpoint resolver does not name either
+	 * @param servedByFilter the logins no handler serves, by path
+	 */
+	private record Routes(Map<EndpointTemplate, EndpointTemplate> aliases, List<PathLogin> anyMethod,
+			List<PathLogin> servedByFilter) {
+
+		/**
+		 * Returns the login an unknown request is, if any: a login served by a filter, or a
+		 * non-standard method sent to a login handler mapped without a method.
+		 */
+		EndpointTemplate unknownToHandler(RateLimitRequest request) {
+			if (this.servedByFilter.isEmpty() && this.anyMethod.isEmpty()) {
 				return EndpointTemplate.UNKNOWN;
 			}
 			HttpServletRequest servletRequest = request.unwrap(HttpServletRequest.class);
 			if (servletRequest == null) {
 				return EndpointTemplate.UNKNOWN;
 			}
+			String method = servletRequest.getMethod();
 			PathContainer path = null;
-			for (FilterServedLogin login : this.servedByFilter) {
-				if (login.template().method().equals(servletRequest.getMethod())) {
-					if (path == null) {
-						path = ServletRequestPathUtils.parse(servletRequest).pathWithinApplication();
+			for (PathLogin login : this.servedByFilter) {
+				if (login.template().method().equals(method)) {
+					path = (path != null) ? path : pathOf(servletRequest);
+					if (login.pattern().matches(path)) {
+						return login.template();
 					}
+				}
+			}
+			if (!STANDARD_METHODS.contains(method)) {
+				for (PathLogin login : this.anyMethod) {
+					path = (path != null) ? path : pathOf(servletRequest);
 					if (login.pattern().matches(path)) {
 						return login.template();
 					}
@@ -171,9 +219,13 @@ public final class LoginEndpointResolver implements EndpointResolver {
 			return EndpointTemplate.UNKNOWN;
 		}
 
+		private static PathContainer pathOf(HttpServletRequest request) {
+			return ServletRequestPathUtils.parse(request).pathWithinApplication();
+		}
+
 	}
 
-	private record FilterServedLogin(EndpointTemplate template, PathPattern pattern) {
+	private record PathLogin(EndpointTemplate template, PathPattern pattern) {
 	}
 
 }

@@ -10,6 +10,7 @@ import jakarta.servlet.http.HttpServletResponse;
 import org.springframework.http.HttpStatus;
 import org.springframework.http.ResponseEntity;
 import org.springframework.web.bind.annotation.PostMapping;
+import org.springframework.web.bind.annotation.PutMapping;
 import org.springframework.web.bind.annotation.RequestBody;
 import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.bind.annotation.RestController;
@@ -26,7 +27,8 @@ class LoginController {
 	 * is taken whole, as any body the application accepts (padded, nested, chunked, a form).
 	 */
 	@PostMapping({ "/api/login", "/api/login/padded", "/api/login/nested", "/api/login/chunked",
-			"/api/login/large-form", "/api/login/query-and-body", "/api/login/repeated", "/api/login/names" })
+			"/api/login/large-form", "/api/login/query-and-body", "/api/login/repeated", "/api/login/names",
+			"/api/login/media-type", "/api/login/alias", "/api/login/numbers" })
 	ResponseEntity<String> login(@RequestBody(required = false) String body) {
 		return answer(body);
 	}
@@ -35,6 +37,12 @@ class LoginController {
 	@RequestMapping("/api/signin")
 	ResponseEntity<String> signin(@RequestBody(required = false) String body) {
 		return answer(body);
+	}
+
+	/** Another handler on the login's path, under a condition: without it, PUT is the login's. */
+	@PutMapping(path = "/api/signin", headers = "X-Legacy")
+	ResponseEntity<String> legacySignin() {
+		return ResponseEntity.status(HttpStatus.GONE).build();
 	}
 
 	@PostMapping("/api/login/callable")

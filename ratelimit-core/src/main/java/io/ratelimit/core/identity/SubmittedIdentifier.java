@@ -1,17 +1,17 @@
 package io.ratelimit.core.identity;
 
 import java.util.Collection;
+import java.util.Objects;
 
 import org.jspecify.annotations.Nullable;
 
 /**
  * The account identifier a client submitted to a sensitive endpoint (the username of a
- * login), or the fact that none could be read. Attacker-controlled by nature: it only
- * ever keys the second bucket of a sensitive endpoint, never an identity.
- *
- * @param value the identifier, normalized, or {@code null} if it could not be read
+ * login), the fact that none could be read, or that the request submitted nothing at all.
+ * Attacker-controlled by nature: it only ever keys the second bucket of a sensitive
+ * endpoint, never an identity.
  */
-public record SubmittedIdentifier(@Nullable String value) {
+public final class SubmittedIdentifier {
 
 	/** Longest identifier kept; longer ones are cut, which can only merge buckets. */
 	public static final int MAXIMUM_LENGTH = 256;
@@ -22,7 +22,24 @@ public record SubmittedIdentifier(@Nullable String value) {
 	 * bucket shared by all clients, so neither a parse failure nor many addresses ever
 	 * skip or multiply the account's budget.
 	 */
-	public static final SubmittedIdentifier UNREADABLE = new SubmittedIdentifier(null);
+	public static final SubmittedIdentifier UNREADABLE = new SubmittedIdentifier(null, false);
+
+	/**
+	 * No account at all: a request without a body and without the field in its query (a
+	 * {@code GET} of a login handler that also serves other methods). It can log nobody
+	 * in, so it is charged to its client's bucket alone, not to the shared bucket of
+	 * unreadable attempts, where such requests would lock every client out.
+	 */
+	public static final SubmittedIdentifier ABSENT = new SubmittedIdentifier(null, true);
+
+	private final @Nullable String value;
+
+	private final boolean absent;
+
+	private SubmittedIdentifier(@Nullable String value, boolean absent) {
+		this.value = value;
+		this.absent = absent;
+	}
 
 	/**
 	 * Returns the identifier a client submitted, trimmed and lower-cased so that
@@ -49,7 +66,7 @@ public record SubmittedIdentifier(@Nullable String value) {
 			return UNREADABLE;
 		}
 		return new SubmittedIdentifier(
-				(normalized.length() > MAXIMUM_LENGTH) ? normalized.substring(0, MAXIMUM_LENGTH) : normalized);
+				(normalized.length() > MAXIMUM_LENGTH) ? normalized.substring(0, MAXIMUM_LENGTH) : normalized, false);
 	}
 
 	/**
@@ -75,6 +92,33 @@ public record SubmittedIdentifier(@Nullable String value) {
 	}
 
 	/**
+	 * Returns the identifier, normalized.
+	 * @return the identifier, or {@code null} if none was read
+	 */
+	public @Nullable String value() {
+		return this.value;
+	}
+
+	/**
+	 * Returns whether the request submitted no account at all.
+	 * @return whether this is {@link #ABSENT}
+	 */
+	public boolean isAbsent() {
+		return this.absent;
+	}
+
+	@Override
+	public boolean equals(@Nullable Object other) {
+		return this == other || (other instanceof SubmittedIdentifier identifier && this.absent == identifier.absent
+				&& Objects.equals(this.value, identifier.value));
+	}
+
+	@Override
+	public int hashCode() {
+		return Objects.hash(this.value, this.absent);
+	}
+
+	/**
 	 * Returns whether an identifier was read.
 	 * @return whether there is a value
 	 */
@@ -87,7 +131,8 @@ public record SubmittedIdentifier(@Nullable String value) {
 	 */
 	@Override
 	public String toString() {
-		return isReadable() ? "SubmittedIdentifier[present]" : "SubmittedIdentifier[unreadable]";
+		return isReadable() ? "SubmittedIdentifier[present]"
+				: this.absent ? "SubmittedIdentifier[absent]" : "SubmittedIdentifier[unreadable]";
 	}
 
 }
