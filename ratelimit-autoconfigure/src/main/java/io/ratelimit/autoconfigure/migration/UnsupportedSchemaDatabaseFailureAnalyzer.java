@@ -10,6 +10,9 @@ import org.springframework.boot.diagnostics.FailureAnalysis;
  */
 class UnsupportedSchemaDatabaseFailureAnalyzer extends AbstractFailureAnalyzer<UnsupportedSchemaDatabaseException> {
 
+	/** Where a user finds the migrations: a path in the jar, not a Spring resource location. */
+	private static final String JAR_LOCATION = RateLimitSchemaMigration.LOCATION.substring("classpath:".length());
+
 	@Override
 	protected FailureAnalysis analyze(Throwable rootFailure, UnsupportedSchemaDatabaseException cause) {
 		String module = cause.getMissingModule();
@@ -23,8 +26,8 @@ class UnsupportedSchemaDatabaseFailureAnalyzer extends AbstractFailureAnalyzer<U
 		String action = "Run the application on " + String.join(" or ", cause.getSupportedDatabases())
 				+ ", or keep this database and do one of these:\n"
 				+ "\t- set 'ratelimit.schema.migrate=false' and create the tables yourself, after the migrations in "
-				+ "the ratelimit-autoconfigure jar (" + RateLimitSchemaMigration.LOCATION
-				+ "/common, then /postgresql as an example of the triggers, which only PostgreSQL uses);\n"
+				+ "the ratelimit-autoconfigure jar under " + JAR_LOCATION + "/common, in version order, with the "
+				+ "column types adapted to this database;\n"
 				+ "\t- set 'ratelimit.schema.migrate=false' and define a bean of type "
 				+ "io.ratelimit.core.policy.PolicySource that reads the policies from where you keep them "
 				+ "(and one of type io.ratelimit.core.identity.ApiKeySource if you use API keys).";
@@ -37,8 +40,8 @@ class UnsupportedSchemaDatabaseFailureAnalyzer extends AbstractFailureAnalyzer<U
 				+ ", which is not on the class path.";
 		String action = "Add the dependency " + module + " at the version Spring Boot manages (ratelimit-starter "
 				+ "brings it: check that your build does not exclude it), or set 'ratelimit.schema.migrate=false' and "
-				+ "create the tables yourself, after the migrations in the ratelimit-autoconfigure jar ("
-				+ RateLimitSchemaMigration.LOCATION + ").";
+				+ "create the tables yourself, after the migrations in the ratelimit-autoconfigure jar under "
+				+ JAR_LOCATION + ".";
 		return new FailureAnalysis(description, action, cause);
 	}
 

@@ -83,7 +83,7 @@ class UnsupportedSchemaDatabaseTest {
 							+ "in MariaDB 11.4.2-MariaDB: its schema migration supports PostgreSQL and H2 only.");
 				assertThat(analysis.getAction()).startsWith("Run the application on PostgreSQL or H2, or keep")
 					.contains("'ratelimit.schema.migrate=false' and create the tables yourself",
-							"classpath:io/ratelimit/db/migration/common",
+							"the ratelimit-autoconfigure jar under io/ratelimit/db/migration/common",
 							"a bean of type io.ratelimit.core.policy.PolicySource",
 							"io.ratelimit.core.identity.ApiKeySource");
 				assertThat(analysis.getCause()).isInstanceOf(UnsupportedSchemaDatabaseException.class);
@@ -114,7 +114,7 @@ class UnsupportedSchemaDatabaseTest {
 						+ "with its module org.flywaydb:flyway-database-postgresql, which is not on the class path.");
 				assertThat(analysis.getAction()).startsWith(
 						"Add the dependency org.flywaydb:flyway-database-postgresql at the version Spring Boot manages")
-					.contains("'ratelimit.schema.migrate=false'");
+					.contains("'ratelimit.schema.migrate=false'", "jar under io/ratelimit/db/migration.");
 			});
 	}
 
