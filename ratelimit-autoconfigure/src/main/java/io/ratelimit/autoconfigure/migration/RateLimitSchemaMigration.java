@@ -1,7 +1,6 @@
 package io.ratelimit.autoconfigure.migration;
 
 import java.sql.Connection;
-import java.sql.DatabaseMetaData;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 
@@ -11,6 +10,8 @@ import io.ratelimit.autoconfigure.diagnostics.Diagnostic;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.configuration.FluentConfiguration;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.InitializingBean;
 import org.springframework.boot.jdbc.DatabaseDriver;
@@ -18,6 +19,7 @@ import org.springframework.jdbc.CannotGetJdbcConnectionException;
 import org.springframework.jdbc.datasource.DataSourceUtils;
 import org.springframework.jdbc.support.JdbcUtils;
 import org.springframework.jdbc.support.MetaDataAccessException;
+import org.springframework.util.StringUtils;
 
 /**
  * Creates and upgrades the limiter's tables with Flyway, as a plain bean rather than a
@@ -30,6 +32,8 @@ import org.springframework.jdbc.support.MetaDataAccessException;
  * named for it ({@code LOCATION/postgresql}, {@code LOCATION/h2}), as Spring Boot names
  * vendors for {@code spring.flyway.locations}. Every vendor folder has the same versions,
  * possibly as an empty migration, so a schema version means the same on every database.
+ * The migrations are written for PostgreSQL and H2; on any other database startup fails
+ * with an {@link UnsupportedSchemaDatabaseException} before Flyway runs.
  */
 public class RateLimitSchemaMigration implements InitializingBean, SchemaMigration {
 
@@ -97,9 +101,10 @@ public class RateLimitSchemaMigration implements InitializingBean, SchemaMigrati
 	}
 
 	private void migrate() {
-		Flyway.configure()
-			.dataSource(this.dataSource)
-			.locations(COMMON_LOCATION, LOCATION + "/" + vendor())
+		FluentConfiguration configuration = Flyway.configure();
+		SchemaDatabase database = database(configuration.getClassLoader());
+		configuration.dataSource(this.dataSource)
+			.locations(COMMON_LOCATION, LOCATION + "/" + database.folder())
 			.table(HISTORY_TABLE)
 			// The schema usually holds the application's tables already.
 			.baselineOnMigrate(true)
@@ -109,16 +114,53 @@ public class RateLimitSchemaMigration implements InitializingBean, SchemaMigrati
 	}
 
 	/**
-	 * Names the database the way Spring Boot resolves {@code {vendor}} in Flyway locations.
+	 * Returns the database the tables are in, refusing one the migrations are not written
+	 * for, or that Flyway cannot migrate, before Flyway starts: its own failure would name
+	 * neither the supported databases nor the way out.
 	 */
-	private String vendor() {
+	private SchemaDatabase database(ClassLoader flywayClassLoader) {
+		DatabaseProduct product;
 		try {
-			String url = JdbcUtils.extractDatabaseMetaData(this.dataSource, DatabaseMetaData::getURL);
-			return DatabaseDriver.fromJdbcUrl(url).getId();
+			product = JdbcUtils.extractDatabaseMetaData(this.dataSource, (metaData) -> new DatabaseProduct(
+					metaData.getDatabaseProductName(), metaData.getDatabaseProductVersion(), metaData.getURL()));
 		}
 		catch (MetaDataAccessException ex) {
 			throw new IllegalStateException("Could not tell which database the rate limiter's tables are in", ex);
 		}
+		SchemaDatabase database = SchemaDatabase.of(product.driver());
+		if (database == null) {
+			throw UnsupportedSchemaDatabaseException.unsupportedDatabase(product.description(),
+					SchemaDatabase.displayNames());
+		}
+		if (!database.isSupportedByFlyway(flywayClassLoader)) {
+			throw UnsupportedSchemaDatabaseException.missingFlywayModule(product.description(),
+					SchemaDatabase.displayNames(), database.flywayModule());
+		}
+		return database;
+	}
+
+	/**
+	 * The database as its driver describes it.
+	 */
+	private record DatabaseProduct(@Nullable String name, @Nullable String version, @Nullable String url) {
+
+		/**
+		 * Names the database by its product name, which the driver reports whatever wraps
+		 * the connection, and by its URL only when the product name is not one Spring Boot
+		 * knows.
+		 */
+		DatabaseDriver driver() {
+			DatabaseDriver driver = (this.name != null) ? DatabaseDriver.fromProductName(this.name)
+					: DatabaseDriver.UNKNOWN;
+			return (driver != DatabaseDriver.UNKNOWN || !StringUtils.hasLength(this.url)) ? driver
+					: DatabaseDriver.fromJdbcUrl(this.url);
+		}
+
+		String description() {
+			String name = (this.name != null) ? this.name : "an unnamed database";
+			return (this.version != null) ? name + " " + this.version : name;
+		}
+
 	}
 
 	/**
