@@ -3,6 +3,7 @@ package io.ratelimit.autoconfigure.redis;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.atomic.LongAdder;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
@@ -45,6 +46,8 @@ final class LastSeenStateProxyManager extends LettuceBasedProxyManager<byte[]> {
 
 	private final Cache<ByteBuffer, SeenState> seen;
 
+	private final LongAdder answers = new LongAdder();
+
 	/**
 	 * Creates a proxy manager.
 	 * @param builder Bucket4j's builder, configured with {@code expiration} among the rest
@@ -60,6 +63,15 @@ final class LastSeenStateProxyManager extends LettuceBasedProxyManager<byte[]> {
 			.maximumSize(maximumStates)
 			.expireAfter(Expiry.writing((ByteBuffer key, SeenState state) -> state.keptFor()))
 			.build();
+	}
+
+	/**
+	 * Returns the answers Redis has given to this manager's operations: a state read or
+	 * a swap that returned, never a state remembered.
+	 * @return the count
+	 */
+	long answers() {
+		return this.answers.sum();
 	}
 
 	@Override
@@ -105,6 +117,7 @@ final class LastSeenStateProxyManager extends LettuceBasedProxyManager<byte[]> {
 			}
 			try {
 				Optional<byte[]> data = this.redis.getStateData(timeoutNanos);
+				LastSeenStateProxyManager.this.answers.increment();
 				if (data.isPresent()) {
 					saw(this.key, data.get(), new MutableBucketEntry(data.get()).get());
 				}
@@ -126,6 +139,7 @@ final class LastSeenStateProxyManager extends LettuceBasedProxyManager<byte[]> {
 			// Forgotten first: if the write times out, nobody knows what Redis holds.
 			LastSeenStateProxyManager.this.seen.invalidate(this.key);
 			boolean swapped = this.redis.compareAndSwap(originalData, newData, newState, timeoutNanos);
+			LastSeenStateProxyManager.this.answers.increment();
 			if (swapped) {
 				saw(this.key, newData, newState);
 			}

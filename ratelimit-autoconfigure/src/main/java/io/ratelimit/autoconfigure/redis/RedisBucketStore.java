@@ -20,7 +20,6 @@ import io.github.bucket4j.TokensInheritanceStrategy;
 import io.github.bucket4j.VerboseResult;
 import io.github.bucket4j.distributed.BucketProxy;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
-import io.github.bucket4j.distributed.proxy.ProxyManager;
 import io.github.bucket4j.distributed.proxy.optimization.Optimizations;
 import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import io.lettuce.core.RedisClient;
@@ -55,9 +54,10 @@ import org.jspecify.annotations.Nullable;
  * then happens is the job of {@link FailoverBucketStore}. The connection is opened on first
  * use, so an application starts while Redis is down, and Lettuce reconnects by itself. The
  * store works the same over a standalone server, a Sentinel-managed primary or a cluster:
- * the {@link RedisConnector} says which.
+ * the {@link RedisConnector} says which. As {@link ServerAnswers} it counts the answers
+ * Redis gave, so that a refusal decided from a remembered state is not taken for one.
  */
-final class RedisBucketStore implements LeasableBucketStore, AutoCloseable {
+final class RedisBucketStore implements LeasableBucketStore, ServerAnswers, AutoCloseable {
 
 	/**
 	 * How long a key outlives the moment its bucket is full again: a margin for replicas
@@ -168,6 +168,28 @@ final class RedisBucketStore implements LeasableBucketStore, AutoCloseable {
 		if (units > 0) {
 			bucket(key, limits).addTokens(units);
 		}
+	}
+
+	/**
+	 * Counts what Redis answered; {@code 0} before the connection is open.
+	 */
+	@Override
+	public long count() {
+		Connected current = this.connected;
+		return (current != null) ? current.proxies().answers() : 0;
+	}
+
+	/**
+	 * Takes a token from a bucket of its own that nobody has used, so the state cannot be
+	 * remembered: both round trips go to Redis. The key expires a second later.
+	 */
+	@Override
+	public void probe() {
+		BucketKey probe = new BucketKey(RANDOM.nextLong(), RANDOM.nextLong());
+		connected().proxies()
+			.builder()
+			.build(redisKey(probe), WARM_UP_LIMITS::configuration)
+			.tryConsume(BucketLimits.UNITS_PER_TOKEN);
 	}
 
 	/**
@@ -313,7 +335,7 @@ final class RedisBucketStore implements LeasableBucketStore, AutoCloseable {
 		this.connector.shutdown();
 	}
 
-	private record Connected(StatefulConnection<byte[], byte[]> connection, ProxyManager<byte[]> proxies) {
+	private record Connected(StatefulConnection<byte[], byte[]> connection, LastSeenStateProxyManager proxies) {
 	}
 
 	private record RemoteBucket(BucketLimits limits, BucketProxy proxy) {
