@@ -272,18 +272,21 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 		try {
 			grant = this.shared.lease(key, call.limits, call.units);
 		}
-		finally {
+		catch (RuntimeException | Error ex) {
 			lease.lock();
 			try {
-				lease.sharedCall(null);
+				lease.sharedCall(null); // the key's next request tries again
 			}
 			finally {
 				lease.unlock();
 			}
+			throw ex;
 		}
 		long now = this.time.nanoTime();
 		lease.lock();
 		try {
+			// Cleared with the grant in one step: a request in between would start another call.
+			lease.sharedCall(null);
 			if (lease.isRetired() || !lease.limits().equals(call.limits)) {
 				giveBack(key, new Returned(call.limits, grant.units()));
 				return;
