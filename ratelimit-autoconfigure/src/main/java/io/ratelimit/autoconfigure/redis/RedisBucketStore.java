@@ -139,17 +139,24 @@ final class RedisBucketStore implements LeasableBucketStore, ServerAnswers, Auto
 		if (tokens < 1) {
 			throw new IllegalArgumentException("At least one token must be consumed, but was " + tokens);
 		}
-		ConsumptionProbe probe = bucket(key, limits)
-			.tryConsumeAndReturnRemaining(Math.multiplyExact(tokens, BucketLimits.UNITS_PER_TOKEN));
-		return new Consumption(probe.isConsumed(), probe.getRemainingTokens(),
-				probe.isConsumed() ? 0 : probe.getNanosToWaitForRefill());
+		BucketProxy bucket = bucket(key, limits);
+		LastSeenStateProxyManager proxies = beginRequest();
+		try {
+			ConsumptionProbe probe = bucket
+				.tryConsumeAndReturnRemaining(Math.multiplyExact(tokens, BucketLimits.UNITS_PER_TOKEN));
+			return new Consumption(probe.isConsumed(), probe.getRemainingTokens(),
+					probe.isConsumed() ? 0 : probe.getNanosToWaitForRefill());
+		}
+		finally {
+			proxies.endRequest();
+		}
 	}
 
 	@Override
 	public void refund(BucketKey key, BucketLimits limits, long tokens) {
 		if (tokens > 0) {
 			// addTokens caps at capacity, so a refund can never create tokens.
-			bucket(key, limits).addTokens(Math.multiplyExact(tokens, BucketLimits.UNITS_PER_TOKEN));
+			addTokens(key, limits, Math.multiplyExact(tokens, BucketLimits.UNITS_PER_TOKEN));
 		}
 	}
 
@@ -159,15 +166,40 @@ final class RedisBucketStore implements LeasableBucketStore, ServerAnswers, Auto
 	 */
 	@Override
 	public Grant lease(BucketKey key, BucketLimits limits, long maximumUnits) {
-		VerboseResult<Long> result = bucket(key, limits).asVerbose().tryConsumeAsMuchAsPossible(maximumUnits);
-		return new Grant(result.getValue(), result.getDiagnostics().getAvailableTokens());
+		BucketProxy bucket = bucket(key, limits);
+		LastSeenStateProxyManager proxies = beginRequest();
+		try {
+			VerboseResult<Long> result = bucket.asVerbose().tryConsumeAsMuchAsPossible(maximumUnits);
+			return new Grant(result.getValue(), result.getDiagnostics().getAvailableTokens());
+		}
+		finally {
+			proxies.endRequest();
+		}
 	}
 
 	@Override
 	public void giveBack(BucketKey key, BucketLimits limits, long units) {
 		if (units > 0) {
-			bucket(key, limits).addTokens(units);
+			addTokens(key, limits, units);
 		}
+	}
+
+	private void addTokens(BucketKey key, BucketLimits limits, long units) {
+		BucketProxy bucket = bucket(key, limits);
+		LastSeenStateProxyManager proxies = beginRequest();
+		try {
+			bucket.addTokens(units);
+		}
+		finally {
+			proxies.endRequest();
+		}
+	}
+
+	/** Marks this thread's request as begun, for calls that wait behind a failing one. */
+	private LastSeenStateProxyManager beginRequest() {
+		LastSeenStateProxyManager proxies = connected().proxies();
+		proxies.beginRequest();
+		return proxies;
 	}
 
 	/**
@@ -186,10 +218,13 @@ final class RedisBucketStore implements LeasableBucketStore, ServerAnswers, Auto
 	@Override
 	public void probe() {
 		BucketKey probe = new BucketKey(RANDOM.nextLong(), RANDOM.nextLong());
-		connected().proxies()
-			.builder()
-			.build(redisKey(probe), WARM_UP_LIMITS::configuration)
-			.tryConsume(BucketLimits.UNITS_PER_TOKEN);
+		LastSeenStateProxyManager proxies = beginRequest();
+		try {
+			proxies.builder().build(redisKey(probe), WARM_UP_LIMITS::configuration).tryConsume(BucketLimits.UNITS_PER_TOKEN);
+		}
+		finally {
+			proxies.endRequest();
+		}
 	}
 
 	/**
