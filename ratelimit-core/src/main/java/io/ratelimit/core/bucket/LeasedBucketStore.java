@@ -94,7 +94,10 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 			.maximumSize(maximumLeases)
 			.expireAfterAccess(idleReturn)
 			.ticker(time::nanoTime)
-			.executor(background)
+			// Removal notifications only queue a return (bounded) and run where the cache's
+			// upkeep does: on the background executor they would queue up unbounded behind
+			// refills and returns that wait for a hung store.
+			.executor(Runnable::run)
 			.scheduler(Scheduler.systemScheduler())
 			.recordStats()
 			.removalListener((BucketKey key, Lease lease, RemovalCause cause) -> {
