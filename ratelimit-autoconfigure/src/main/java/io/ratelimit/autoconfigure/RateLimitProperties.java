@@ -823,6 +823,12 @@ public class RateLimitProperties {
 			 */
 			private Duration idleReturn = Duration.ofSeconds(1);
 
+			/**
+			 * Longest time shutdown waits for the replica's leases to go back to Redis;
+			 * leases not returned by then are lost, as a stopped replica's are.
+			 */
+			private Duration shutdownTimeout = Duration.ofSeconds(2);
+
 			public LeaseSizingMode getSizing() {
 				return this.sizing;
 			}
@@ -853,6 +859,14 @@ public class RateLimitProperties {
 
 			public void setIdleReturn(Duration idleReturn) {
 				this.idleReturn = idleReturn;
+			}
+
+			public Duration getShutdownTimeout() {
+				return this.shutdownTimeout;
+			}
+
+			public void setShutdownTimeout(Duration shutdownTimeout) {
+				this.shutdownTimeout = shutdownTimeout;
 			}
 
 		}

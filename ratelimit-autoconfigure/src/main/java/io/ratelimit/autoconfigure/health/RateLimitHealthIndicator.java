@@ -41,7 +41,11 @@ import org.springframework.boot.health.contributor.Status;
  * With the API-key tier on, the detail {@code apiKeys} holds {@code active} (keys in
  * memory), {@code loadedAt} (absent before the first load) and, while key reloads fail,
  * {@code lastReloadFailure} and {@code failedReloads}; a failing key reload also sets
- * {@code degraded: true}. No detail carries anything about clients or about any key
+ * {@code degraded: true}. When the key table holds more active keys than
+ * {@code ratelimit.api-key.maximum-keys}, {@code apiKeys} also holds {@code overLimit: true}
+ * and {@code maximumKeys}, and the top level {@code apiKeysFrozen: true}: unlike an outage
+ * of the table this does not pass by itself, and keys revoked since the last good load stay
+ * valid until an operator acts. No detail carries anything about clients or about any key
  * itself, only counts and times.
  */
 public class RateLimitHealthIndicator implements HealthIndicator {
@@ -92,6 +96,9 @@ public class RateLimitHealthIndicator implements HealthIndicator {
 			if (this.apiKeys.lastFailure() != null) {
 				health.withDetail("degraded", true);
 			}
+			if (this.apiKeys.overLimit()) {
+				health.withDetail("apiKeysFrozen", true);
+			}
 		}
 		return health.build();
 	}
@@ -107,6 +114,10 @@ public class RateLimitHealthIndicator implements HealthIndicator {
 		if (failure != null) {
 			details.put("lastReloadFailure", failure);
 			details.put("failedReloads", apiKeys.failedReloads());
+		}
+		if (apiKeys.overLimit()) {
+			details.put("overLimit", true);
+			details.put("maximumKeys", apiKeys.maximumKeys());
 		}
 		return details;
 	}

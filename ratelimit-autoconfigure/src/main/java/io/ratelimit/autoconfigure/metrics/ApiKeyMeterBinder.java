@@ -19,7 +19,10 @@ import io.ratelimit.core.identity.ReloadableApiKeys;
  * <li>{@code ratelimit.api-keys.reloads} (function counters), tagged {@code result} =
  * {@code success} or {@code failure};</li>
  * <li>{@code ratelimit.api-keys.age} (time gauge): time since the keys in use were read;
- * not a number before the first load.</li>
+ * not a number before the first load;</li>
+ * <li>{@code ratelimit.api-keys.over-limit} (gauge): 1 while the key table holds more active
+ * keys than {@code ratelimit.api-key.maximum-keys}, so that every reload fails and revoked
+ * keys stay valid; 0 otherwise. Alert on it: it does not pass by itself.</li>
  * </ul>
  */
 public class ApiKeyMeterBinder implements MeterBinder {
@@ -51,6 +54,10 @@ public class ApiKeyMeterBinder implements MeterBinder {
 		FunctionCounter.builder("ratelimit.api-keys.reloads", this.keys, ReloadableApiKeys::failedReloads)
 			.description("API key reloads, by result")
 			.tag("result", "failure")
+			.register(registry);
+		Gauge.builder("ratelimit.api-keys.over-limit", this.keys, (keys) -> keys.overLimit() ? 1 : 0)
+			.description("1 while the key table holds more active keys than ratelimit.api-key.maximum-keys: "
+					+ "reloads fail and revoked keys stay valid")
 			.register(registry);
 		TimeGauge.builder("ratelimit.api-keys.age", this, TimeUnit.MILLISECONDS, ApiKeyMeterBinder::ageMillis)
 			.description("Time since the API keys in use were read; grows while reloads fail")

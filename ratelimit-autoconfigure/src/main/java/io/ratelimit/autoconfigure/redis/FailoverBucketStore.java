@@ -27,6 +27,15 @@ import org.jspecify.annotations.Nullable;
  * {@code failureThreshold} consecutive failures the remote store is left alone for the
  * cooldown, so an outage does not add the request timeout to every request; then one
  * request at a time tries it again, and the first success ends the outage.
+ * <p>
+ * A remote store may answer without its server: a refusal from the state it last saw, a
+ * decision from a lease. Such an answer says nothing about the server, so when the remote
+ * store reports its server's {@link ServerAnswers answers}, only a call during which the
+ * server answered counts as a success, and after a cooldown the request that tries again
+ * first {@linkplain ServerAnswers#probe() probes} the server itself. Otherwise a server
+ * that hangs, while some keys are answered locally, would keep resetting the count of
+ * failures (every other request paying the full timeout) and end cooldowns it never
+ * answered.
  */
 public final class FailoverBucketStore implements BucketStore {
 
@@ -45,6 +54,8 @@ public final class FailoverBucketStore implements BucketStore {
 	private final long cooldownNanos;
 
 	private final TimeSource time;
+
+	private final @Nullable ServerAnswers answers;
 
 	private final AtomicInteger consecutiveFailures = new AtomicInteger();
 
@@ -70,6 +81,23 @@ public final class FailoverBucketStore implements BucketStore {
 	 */
 	public FailoverBucketStore(BucketStore remote, RedisFailureMode mode, BucketStore local, int failureThreshold,
 			Duration cooldown, TimeSource time) {
+		this(remote, null, mode, local, failureThreshold, cooldown, time);
+	}
+
+	/**
+	 * Creates a store whose breaker listens to the server behind the remote store.
+	 * @param remote the store to use while it works
+	 * @param answers the answers of the server behind {@code remote}, or {@code null} to
+	 * take every call that returns as the server's answer
+	 * @param mode what decides requests while it does not
+	 * @param local the buckets of {@link RedisFailureMode#LOCAL}
+	 * @param failureThreshold consecutive failures that start a cooldown, at least 1
+	 * @param cooldown how long the remote store is then left alone, positive
+	 * @param time the clock of the cooldown
+	 */
+	public FailoverBucketStore(BucketStore remote, @Nullable ServerAnswers answers, RedisFailureMode mode,
+			BucketStore local, int failureThreshold, Duration cooldown, TimeSource time) {
+		this.answers = answers;
 		this.remote = Objects.requireNonNull(remote, "remote must not be null");
 		this.mode = Objects.requireNonNull(mode, "mode must not be null");
 		this.local = Objects.requireNonNull(local, "local must not be null");
@@ -91,8 +119,12 @@ public final class FailoverBucketStore implements BucketStore {
 			return fallback(key, limits, tokens);
 		}
 		try {
+			if (call == Call.PROBE && !probe()) {
+				return fallback(key, limits, tokens);
+			}
+			long answered = answered();
 			Consumption consumption = this.remote.tryConsume(key, limits, tokens);
-			succeeded();
+			succeeded(answered);
 			return consumption;
 		}
 		catch (RuntimeException ex) {
@@ -114,8 +146,12 @@ public final class FailoverBucketStore implements BucketStore {
 			return;
 		}
 		try {
+			if (call == Call.PROBE && !probe()) {
+				return;
+			}
+			long answered = answered();
 			this.remote.refund(key, limits, tokens);
-			succeeded();
+			succeeded(answered);
 		}
 		catch (RuntimeException ex) {
 			// A lost refund costs one client a request's tokens; never worth failing for.
@@ -181,7 +217,41 @@ public final class FailoverBucketStore implements BucketStore {
 		return (this.time.nanoTime() - until >= 0 && this.probing.compareAndSet(false, true)) ? Call.PROBE : Call.NONE;
 	}
 
-	private void succeeded() {
+	private long answered() {
+		ServerAnswers answers = this.answers;
+		return (answers != null) ? answers.count() : 0;
+	}
+
+	/**
+	 * Asks the server itself whether it is back, when it can be asked: an answer from the
+	 * remote store alone could come from its memory.
+	 */
+	private boolean probe() {
+		ServerAnswers answers = this.answers;
+		if (answers == null) {
+			return true; // the request's own call is the probe
+		}
+		try {
+			answers.probe();
+		}
+		catch (RuntimeException ex) {
+			failed(ex);
+			return false;
+		}
+		closeBreaker();
+		return true;
+	}
+
+	/** A call returned: a success only if the server answered meanwhile (any call of it). */
+	private void succeeded(long answeredBefore) {
+		ServerAnswers answers = this.answers;
+		if (answers != null && answers.count() == answeredBefore) {
+			return;
+		}
+		closeBreaker();
+	}
+
+	private void closeBreaker() {
 		if (this.consecutiveFailures.get() != 0 || this.coolingDownUntil != 0) {
 			this.consecutiveFailures.set(0);
 			if (this.coolingDownUntil != 0) {

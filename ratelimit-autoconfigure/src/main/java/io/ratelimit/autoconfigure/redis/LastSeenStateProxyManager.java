@@ -3,6 +3,7 @@ package io.ratelimit.autoconfigure.redis;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.atomic.LongAdder;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
@@ -45,6 +46,14 @@ final class LastSeenStateProxyManager extends LettuceBasedProxyManager<byte[]> {
 
 	private final Cache<ByteBuffer, SeenState> seen;
 
+	private final LongAdder answers = new LongAdder();
+
+	/** When a call for a key last failed, by {@link System#nanoTime()}. */
+	private final Cache<ByteBuffer, Long> failures;
+
+	/** When the current thread's request began, by {@link System#nanoTime()}; 0 outside one. */
+	private final ThreadLocal<long[]> requestStart = ThreadLocal.withInitial(() -> new long[1]);
+
 	/**
 	 * Creates a proxy manager.
 	 * @param builder Bucket4j's builder, configured with {@code expiration} among the rest
@@ -60,6 +69,45 @@ final class LastSeenStateProxyManager extends LettuceBasedProxyManager<byte[]> {
 			.maximumSize(maximumStates)
 			.expireAfter(Expiry.writing((ByteBuffer key, SeenState state) -> state.keptFor()))
 			.build();
+		// Only a request that began before the failure is cut short, so a minute is plenty.
+		this.failures = Caffeine.newBuilder().maximumSize(maximumStates).expireAfterWrite(Duration.ofMinutes(1)).build();
+	}
+
+	/**
+	 * Returns the answers Redis has given to this manager's operations: a state read or
+	 * a swap that returned, never a state remembered.
+	 * @return the count
+	 */
+	long answers() {
+		return this.answers.sum();
+	}
+
+	/**
+	 * Marks the start of a request on this thread, for {@link #endRequest()} to clear.
+	 * Bucket4j combines concurrent requests of a key and sends the combination when the call
+	 * in flight ends: requests that waited behind a call of their key that failed fail at
+	 * once then, instead of waiting for a timeout of their own (a hung Redis would otherwise
+	 * cost them two).
+	 */
+	void beginRequest() {
+		this.requestStart.get()[0] = System.nanoTime();
+	}
+
+	void endRequest() {
+		this.requestStart.get()[0] = 0;
+	}
+
+	private void checkNoFailureWhileWaiting(ByteBuffer key) {
+		long started = this.requestStart.get()[0];
+		Long failed = (started != 0) ? this.failures.getIfPresent(key) : null;
+		if (failed != null && failed - started > 0) {
+			throw new IllegalStateException("Redis failed to answer a call of this key that the request waited behind");
+		}
+	}
+
+	private <T> T failed(ByteBuffer key, RuntimeException ex) {
+		this.failures.put(key, System.nanoTime());
+		throw ex;
 	}
 
 	@Override
@@ -103,8 +151,10 @@ final class LastSeenStateProxyManager extends LettuceBasedProxyManager<byte[]> {
 					return Optional.ofNullable(state.bytes());
 				}
 			}
+			checkNoFailureWhileWaiting(this.key);
 			try {
 				Optional<byte[]> data = this.redis.getStateData(timeoutNanos);
+				LastSeenStateProxyManager.this.answers.increment();
 				if (data.isPresent()) {
 					saw(this.key, data.get(), new MutableBucketEntry(data.get()).get());
 				}
@@ -116,7 +166,7 @@ final class LastSeenStateProxyManager extends LettuceBasedProxyManager<byte[]> {
 			}
 			catch (RuntimeException ex) {
 				LastSeenStateProxyManager.this.seen.invalidate(this.key);
-				throw ex;
+				return failed(this.key, ex);
 			}
 		}
 
@@ -125,7 +175,15 @@ final class LastSeenStateProxyManager extends LettuceBasedProxyManager<byte[]> {
 				Optional<Long> timeoutNanos) {
 			// Forgotten first: if the write times out, nobody knows what Redis holds.
 			LastSeenStateProxyManager.this.seen.invalidate(this.key);
-			boolean swapped = this.redis.compareAndSwap(originalData, newData, newState, timeoutNanos);
+			checkNoFailureWhileWaiting(this.key);
+			boolean swapped;
+			try {
+				swapped = this.redis.compareAndSwap(originalData, newData, newState, timeoutNanos);
+			}
+			catch (RuntimeException ex) {
+				return failed(this.key, ex);
+			}
+			LastSeenStateProxyManager.this.answers.increment();
 			if (swapped) {
 				saw(this.key, newData, newState);
 			}

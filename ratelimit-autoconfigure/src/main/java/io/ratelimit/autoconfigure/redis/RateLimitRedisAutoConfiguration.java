@@ -95,8 +95,10 @@ public class RateLimitRedisAutoConfiguration {
 			// Connected and warm before the first request; never failing startup (Redis may be
 			// down: then connecting fails at once and each request's failure mode decides).
 			remote.connect(WARM_UP_BUDGET);
-			return new RedisGlobalBuckets(remote, failover(remote, redis, local), leases,
-					failover(leases, redis, local), background);
+			Duration shutdownTimeout = InvalidRateLimitPropertyException.check(
+					"ratelimit.redis.batch.shutdown-timeout", () -> positive(redis.getBatch().getShutdownTimeout()));
+			return new RedisGlobalBuckets(remote, failover(remote, remote, redis, local), leases,
+					failover(leases, remote, redis, local), background, shutdownTimeout);
 		}
 		catch (RuntimeException ex) {
 			background.shutdownNow();
@@ -111,11 +113,12 @@ public class RateLimitRedisAutoConfiguration {
 		return new GlobalBucketStore(buckets.failover(), buckets.batchedFailover(), buckets.leases());
 	}
 
-	private static FailoverBucketStore failover(BucketStore remote, RateLimitProperties.Redis redis,
-			LocalBucketStore local) {
+	private static FailoverBucketStore failover(BucketStore store, RedisBucketStore redis,
+			RateLimitProperties.Redis properties, LocalBucketStore local) {
+		// Redis's own answers, not the store's: leases and remembered refusals answer without it.
 		return InvalidRateLimitPropertyException.check("ratelimit.redis.failure-threshold",
-				() -> new FailoverBucketStore(remote, redis.getFailureMode(), local, redis.getFailureThreshold(),
-						redis.getCooldown(), TimeSource.system()));
+				() -> new FailoverBucketStore(store, redis, properties.getFailureMode(), local,
+						properties.getFailureThreshold(), properties.getCooldown(), TimeSource.system()));
 	}
 
 	static Duration positive(@Nullable Duration duration) {

@@ -20,7 +20,6 @@ import io.github.bucket4j.TokensInheritanceStrategy;
 import io.github.bucket4j.VerboseResult;
 import io.github.bucket4j.distributed.BucketProxy;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
-import io.github.bucket4j.distributed.proxy.ProxyManager;
 import io.github.bucket4j.distributed.proxy.optimization.Optimizations;
 import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import io.lettuce.core.RedisClient;
@@ -55,9 +54,10 @@ import org.jspecify.annotations.Nullable;
  * then happens is the job of {@link FailoverBucketStore}. The connection is opened on first
  * use, so an application starts while Redis is down, and Lettuce reconnects by itself. The
  * store works the same over a standalone server, a Sentinel-managed primary or a cluster:
- * the {@link RedisConnector} says which.
+ * the {@link RedisConnector} says which. As {@link ServerAnswers} it counts the answers
+ * Redis gave, so that a refusal decided from a remembered state is not taken for one.
  */
-final class RedisBucketStore implements LeasableBucketStore, AutoCloseable {
+final class RedisBucketStore implements LeasableBucketStore, ServerAnswers, AutoCloseable {
 
 	/**
 	 * How long a key outlives the moment its bucket is full again: a margin for replicas
@@ -139,17 +139,24 @@ final class RedisBucketStore implements LeasableBucketStore, AutoCloseable {
 		if (tokens < 1) {
 			throw new IllegalArgumentException("At least one token must be consumed, but was " + tokens);
 		}
-		ConsumptionProbe probe = bucket(key, limits)
-			.tryConsumeAndReturnRemaining(Math.multiplyExact(tokens, BucketLimits.UNITS_PER_TOKEN));
-		return new Consumption(probe.isConsumed(), probe.getRemainingTokens(),
-				probe.isConsumed() ? 0 : probe.getNanosToWaitForRefill());
+		BucketProxy bucket = bucket(key, limits);
+		LastSeenStateProxyManager proxies = beginRequest();
+		try {
+			ConsumptionProbe probe = bucket
+				.tryConsumeAndReturnRemaining(Math.multiplyExact(tokens, BucketLimits.UNITS_PER_TOKEN));
+			return new Consumption(probe.isConsumed(), probe.getRemainingTokens(),
+					probe.isConsumed() ? 0 : probe.getNanosToWaitForRefill());
+		}
+		finally {
+			proxies.endRequest();
+		}
 	}
 
 	@Override
 	public void refund(BucketKey key, BucketLimits limits, long tokens) {
 		if (tokens > 0) {
 			// addTokens caps at capacity, so a refund can never create tokens.
-			bucket(key, limits).addTokens(Math.multiplyExact(tokens, BucketLimits.UNITS_PER_TOKEN));
+			addTokens(key, limits, Math.multiplyExact(tokens, BucketLimits.UNITS_PER_TOKEN));
 		}
 	}
 
@@ -159,14 +166,64 @@ final class RedisBucketStore implements LeasableBucketStore, AutoCloseable {
 	 */
 	@Override
 	public Grant lease(BucketKey key, BucketLimits limits, long maximumUnits) {
-		VerboseResult<Long> result = bucket(key, limits).asVerbose().tryConsumeAsMuchAsPossible(maximumUnits);
-		return new Grant(result.getValue(), result.getDiagnostics().getAvailableTokens());
+		BucketProxy bucket = bucket(key, limits);
+		LastSeenStateProxyManager proxies = beginRequest();
+		try {
+			VerboseResult<Long> result = bucket.asVerbose().tryConsumeAsMuchAsPossible(maximumUnits);
+			return new Grant(result.getValue(), result.getDiagnostics().getAvailableTokens());
+		}
+		finally {
+			proxies.endRequest();
+		}
 	}
 
 	@Override
 	public void giveBack(BucketKey key, BucketLimits limits, long units) {
 		if (units > 0) {
-			bucket(key, limits).addTokens(units);
+			addTokens(key, limits, units);
+		}
+	}
+
+	private void addTokens(BucketKey key, BucketLimits limits, long units) {
+		BucketProxy bucket = bucket(key, limits);
+		LastSeenStateProxyManager proxies = beginRequest();
+		try {
+			bucket.addTokens(units);
+		}
+		finally {
+			proxies.endRequest();
+		}
+	}
+
+	/** Marks this thread's request as begun, for calls that wait behind a failing one. */
+	private LastSeenStateProxyManager beginRequest() {
+		LastSeenStateProxyManager proxies = connected().proxies();
+		proxies.beginRequest();
+		return proxies;
+	}
+
+	/**
+	 * Counts what Redis answered; {@code 0} before the connection is open.
+	 */
+	@Override
+	public long count() {
+		Connected current = this.connected;
+		return (current != null) ? current.proxies().answers() : 0;
+	}
+
+	/**
+	 * Takes a token from a bucket of its own that nobody has used, so the state cannot be
+	 * remembered: both round trips go to Redis. The key expires a second later.
+	 */
+	@Override
+	public void probe() {
+		BucketKey probe = new BucketKey(RANDOM.nextLong(), RANDOM.nextLong());
+		LastSeenStateProxyManager proxies = beginRequest();
+		try {
+			proxies.builder().build(redisKey(probe), WARM_UP_LIMITS::configuration).tryConsume(BucketLimits.UNITS_PER_TOKEN);
+		}
+		finally {
+			proxies.endRequest();
 		}
 	}
 
@@ -313,7 +370,7 @@ final class RedisBucketStore implements LeasableBucketStore, AutoCloseable {
 		this.connector.shutdown();
 	}
 
-	private record Connected(StatefulConnection<byte[], byte[]> connection, ProxyManager<byte[]> proxies) {
+	private record Connected(StatefulConnection<byte[], byte[]> connection, LastSeenStateProxyManager proxies) {
 	}
 
 	private record RemoteBucket(BucketLimits limits, BucketProxy proxy) {

@@ -20,7 +20,8 @@ import org.springframework.boot.health.contributor.HealthIndicator;
  * {@code state} ({@code connected} or {@code cooling-down}), {@code failureMode},
  * {@code failures}, {@code fallbacks}, and while Redis fails {@code degraded: true} and
  * {@code lastFailure}; {@code batched} says the same of {@code GLOBAL_BATCHED} policies,
- * with this replica's {@code leases}, {@code leasedTokens} and {@code refillFailures}. Alert
+ * with this replica's {@code leases}, {@code leasedTokens}, {@code refillFailures} and
+ * {@code droppedReturns} (leases never given back: queue full or shutdown timeout). Alert
  * on the {@code ratelimit.redis.state} metric.
  */
 public class RedisBucketStoreHealthIndicator implements HealthIndicator {
@@ -53,6 +54,7 @@ public class RedisBucketStoreHealthIndicator implements HealthIndicator {
 		batched.put("leases", stats.leases());
 		batched.put("leasedTokens", stats.leasedUnits() / BucketLimits.UNITS_PER_TOKEN);
 		batched.put("refillFailures", stats.refillFailures());
+		batched.put("droppedReturns", stats.droppedReturns());
 		return health.withDetail("batched", batched).build();
 	}
 

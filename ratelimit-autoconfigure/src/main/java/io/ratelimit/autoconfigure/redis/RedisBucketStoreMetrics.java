@@ -28,7 +28,10 @@ import io.ratelimit.core.bucket.LeasedBucketStore.LeaseStats;
  * <li>{@code ratelimit.redis.lease.refills} (function counter, {@code outcome=taken} or
  * {@code failed}): leases taken in the background;</li>
  * <li>{@code ratelimit.redis.lease.returned.tokens} (function counter): tokens given back
- * to Redis, by idle keys and at shutdown.</li>
+ * to Redis, by idle keys and at shutdown;</li>
+ * <li>{@code ratelimit.redis.lease.dropped.returns} (function counter): leases never given
+ * back, because the background queue of returns was full or the shutdown timeout passed
+ * (their tokens come back to Redis by refill).</li>
  * </ul>
  */
 public class RedisBucketStoreMetrics implements MeterBinder {
@@ -90,6 +93,9 @@ public class RedisBucketStoreMetrics implements MeterBinder {
 		FunctionCounter.builder("ratelimit.redis.lease.returned.tokens", this,
 				lease((stats) -> tokens(stats.returnedUnits())))
 			.description("Tokens of batched global policies given back to Redis, by idle keys and at shutdown")
+			.register(registry);
+		FunctionCounter.builder("ratelimit.redis.lease.dropped.returns", this, lease(LeaseStats::droppedReturns))
+			.description("Leases of batched global policies never given back to Redis: queue full or shutdown timeout")
 			.register(registry);
 	}
 

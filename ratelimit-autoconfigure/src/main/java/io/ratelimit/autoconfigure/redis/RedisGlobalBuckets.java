@@ -1,5 +1,6 @@
 package io.ratelimit.autoconfigure.redis;
 
+import java.time.Duration;
 import java.util.concurrent.ExecutorService;
 
 import io.ratelimit.core.bucket.LeasedBucketStore;
@@ -16,13 +17,15 @@ import io.ratelimit.core.bucket.LeasedBucketStore;
  * @param batchedFailover the store {@code GLOBAL_BATCHED} policies use: {@code leases}
  * behind its own failure mode
  * @param background the threads that take and return leases
+ * @param shutdownTimeout the longest wait for the leases to go back at close
  */
 record RedisGlobalBuckets(RedisBucketStore redis, FailoverBucketStore failover, LeasedBucketStore leases,
-		FailoverBucketStore batchedFailover, ExecutorService background) implements AutoCloseable {
+		FailoverBucketStore batchedFailover, ExecutorService background, Duration shutdownTimeout)
+		implements AutoCloseable {
 
 	@Override
 	public void close() {
-		this.leases.close();
+		this.leases.close(this.shutdownTimeout);
 		this.background.shutdownNow();
 		this.redis.close();
 	}

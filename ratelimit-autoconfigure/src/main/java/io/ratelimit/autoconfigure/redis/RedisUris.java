@@ -430,15 +430,16 @@ final class RedisUris {
 
 		static class Ssl {
 
-			private boolean enabled;
+			/** Unset means "enabled if a bundle is named", as Spring Boot reads it. */
+			private @Nullable Boolean enabled;
 
 			private @Nullable String bundle;
 
 			public boolean isEnabled() {
-				return this.enabled;
+				return (this.enabled != null) ? this.enabled : StringUtils.hasLength(this.bundle);
 			}
 
-			public void setEnabled(boolean enabled) {
+			public void setEnabled(@Nullable Boolean enabled) {
 				this.enabled = enabled;
 			}
 

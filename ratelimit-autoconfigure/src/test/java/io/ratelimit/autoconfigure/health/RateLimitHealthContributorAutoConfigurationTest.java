@@ -5,10 +5,17 @@ import java.sql.SQLException;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.ratelimit.autoconfigure.RateLimitAutoConfiguration;
+import io.ratelimit.autoconfigure.metrics.ApiKeyMeterBinder;
+import io.ratelimit.core.TimeSource;
+import io.ratelimit.core.identity.ApiKey;
+import io.ratelimit.core.identity.ApiKeySource;
+import io.ratelimit.core.identity.ReloadableApiKeys;
 import io.ratelimit.core.policy.PolicyRow;
 import io.ratelimit.core.policy.PolicySource;
 import io.ratelimit.core.policy.ReloadablePolicies;
+import org.assertj.core.api.InstanceOfAssertFactories;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -128,6 +135,34 @@ class RateLimitHealthContributorAutoConfigurationTest {
 			assertThat(context).hasNotFailed();
 			assertThat(context).doesNotHaveBean("ratelimitHealthIndicator");
 		});
+	}
+
+	@Test
+	void healthWhenKeyTableOverMaximumThenApiKeysFrozenShownInHealthAndMetric() {
+		this.runner.withPropertyValues("ratelimit.api-key.hash-secret=0123456789abcdef0123456789abcdef",
+				"ratelimit.api-key.maximum-keys=2")
+			.withBean(ApiKeySource.class, () -> (limit) -> List.of(key("a"), key("b"), key("c")).subList(0,
+					Math.min(3, limit)))
+			.run((context) -> {
+				ReloadableApiKeys keys = context.getBean(ReloadableApiKeys.class);
+				keys.reload();
+				SimpleMeterRegistry registry = new SimpleMeterRegistry();
+				new ApiKeyMeterBinder(keys, TimeSource.system()).bindTo(registry);
+
+				Health health = health(context);
+
+				assertThat(health.getStatus()).isEqualTo(Status.UP);
+				assertThat(health.getDetails()).containsEntry("degraded", true).containsEntry("apiKeysFrozen", true);
+				assertThat(health.getDetails().get("apiKeys")).asInstanceOf(InstanceOfAssertFactories.MAP)
+					.containsEntry("overLimit", true)
+					.containsEntry("maximumKeys", 2);
+				assertThat(registry.find("ratelimit.api-keys.over-limit").gauge()).isNotNull()
+					.satisfies((gauge) -> assertThat(gauge.value()).isEqualTo(1.0));
+			});
+	}
+
+	private static ApiKey key(String name) {
+		return new ApiKey(name.repeat(64).substring(0, 64), "principal-" + name, null, true);
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -133,7 +133,10 @@ class RedisSentinelTest extends BucketStoreContract {
 					.isBetween(1, 20);
 				assertThat(sentinel.primaryPort()).isNotEqualTo(primary.port());
 				long fallbacks = store.fallbacks();
-				assertThat(admitted(store, key, 20)).as("the half replicated before the kill").isEqualTo(10);
+				// Less any the new primary admitted of the watched key during the run: the request
+				// that finds Redis back may be the watched key's.
+				assertThat(admitted(store, key, 20)).as("the half replicated before the kill")
+					.isEqualTo(10 - result.watchedAdmittedByRedis());
 				assertThat(store.fallbacks()).as("decided by the new primary").isEqualTo(fallbacks);
 			});
 	}

@@ -70,6 +70,21 @@ class RedisTlsTest {
 	}
 
 	@Test
+	void runWhenOnlyBundleNamedThenBucketsOverTlsAsSpringBootDoes() {
+		// ssl.enabled unset means "enabled if a bundle is named" to Spring Boot.
+		this.runner.withPropertyValues(bundleOnly())
+			.run((context) -> assertDecidedInRedis(context.getBean(RedisGlobalBuckets.class)));
+	}
+
+	@Test
+	void runWhenOnlyBundleNamedAndSpringBootDataRedisMissingThenBucketsOverTls() {
+		this.runner.withClassLoader(new FilteredClassLoader("org.springframework.boot.data.redis",
+				"org.springframework.data.redis"))
+			.withPropertyValues(bundleOnly())
+			.run((context) -> assertDecidedInRedis(context.getBean(RedisGlobalBuckets.class)));
+	}
+
+	@Test
 	void runWhenServerNotTrustedThenStartsAtOnceAndFailureModeDecides() {
 		long started = System.nanoTime();
 		this.runner
@@ -93,6 +108,12 @@ class RedisTlsTest {
 		assertThat(buckets.failover().tryConsume(key, LIMITS, 1).consumed()).isFalse();
 		assertThat(buckets.failover().fallbacks()).isZero();
 		assertThat(server.process().cli("EXISTS", new String(buckets.redis().redisKey(key)))).isEqualTo("1");
+	}
+
+	private static String[] bundleOnly() {
+		return new String[] { "spring.data.redis.host=127.0.0.1", "spring.data.redis.port=" + server.tlsPort(),
+				"spring.data.redis.ssl.bundle=redis",
+				"spring.ssl.bundle.pem.redis.truststore.certificate=file:" + server.caCertificate() };
 	}
 
 	private static String[] tls() {

@@ -63,6 +63,52 @@ class RedisUrisTest {
 	}
 
 	@Test
+	void ofWhenOnlyBundleNamedThenStandaloneOverTlsWithTheBundle() {
+		SslBundle bundle = SslBundle.systemDefault();
+
+		RedisUris.Target target = RedisUris.of(settings("spring.data.redis.host=redis",
+				"spring.data.redis.ssl.bundle=redis"), Map.of("redis", bundle)::get);
+
+		assertThat(target.uris().get(0).isSsl()).isTrue();
+		assertThat(target.sslBundle()).isSameAs(bundle);
+	}
+
+	@Test
+	void ofWhenOnlyBundleNamedThenSentinelAndPrimaryOverTlsWithTheBundle() {
+		SslBundle bundle = SslBundle.systemDefault();
+
+		RedisUris.Target target = RedisUris.of(settings("spring.data.redis.sentinel.master=primary",
+				"spring.data.redis.sentinel.nodes=s1:26379,s2:26380", "spring.data.redis.ssl.bundle=redis"),
+				Map.of("redis", bundle)::get);
+
+		assertThat(target.topology()).isEqualTo(RedisUris.Topology.SENTINEL);
+		assertThat(target.uris().get(0).isSsl()).isTrue();
+		assertThat(target.uris().get(0).getSentinels()).allSatisfy((sentinel) -> assertThat(sentinel.isSsl()).isTrue());
+		assertThat(target.sslBundle()).isSameAs(bundle);
+	}
+
+	@Test
+	void ofWhenOnlyBundleNamedThenClusterNodesOverTlsWithTheBundle() {
+		SslBundle bundle = SslBundle.systemDefault();
+
+		RedisUris.Target target = RedisUris.of(settings("spring.data.redis.cluster.nodes=n1:7000,n2:7001",
+				"spring.data.redis.ssl.bundle=redis"), Map.of("redis", bundle)::get);
+
+		assertThat(target.topology()).isEqualTo(RedisUris.Topology.CLUSTER);
+		assertThat(target.uris()).allSatisfy((uri) -> assertThat(uri.isSsl()).isTrue());
+		assertThat(target.sslBundle()).isSameAs(bundle);
+	}
+
+	@Test
+	void ofWhenBundleNamedButSslDisabledThenPlaintextAsSpringBoot() {
+		RedisUris.Target target = target("spring.data.redis.host=redis", "spring.data.redis.ssl.enabled=false",
+				"spring.data.redis.ssl.bundle=redis");
+
+		assertThat(target.uris().get(0).isSsl()).isFalse();
+		assertThat(target.sslBundle()).isNull();
+	}
+
+	@Test
 	void ofWhenSentinelThenOneUriNamingTheSentinelsWithTheirOwnCredentials() {
 		RedisUris.Target target = target("spring.data.redis.sentinel.master=primary",
 				"spring.data.redis.sentinel.nodes=s1:26379,s2:26380", "spring.data.redis.sentinel.username=watcher",

@@ -17,11 +17,15 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 
 /**
  * A TCP proxy on a free loopback port that delays every chunk of bytes by a one-way delay,
  * in each direction, so that a request and its answer cost two delays: the network between
- * a replica and a distant Redis, played on one machine.
+ * a replica and a distant Redis, played on one machine. It can also {@linkplain #hang()
+ * hang}: connections stay open and accept bytes, but nothing is forwarded either way until
+ * {@link #heal()}, as in a network partition or a server stuck in a long command, the
+ * failure a client only notices through its own timeouts.
  * <p>
  * Each direction of each connection has a reader and a writer thread joined by a queue. The
  * reader stamps a chunk with the time it may leave (arrival plus the delay) and goes back to
@@ -45,6 +49,8 @@ public final class DelayingTcpProxy implements AutoCloseable {
 	private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
 
 	private volatile long delayNanos;
+
+	private volatile boolean hung;
 
 	private volatile boolean closed;
 
@@ -100,6 +106,30 @@ public final class DelayingTcpProxy implements AutoCloseable {
 	}
 
 	/**
+	 * Stops forwarding, in both directions and on every connection, new ones included,
+	 * without closing anything: clients see their commands sent and never answered.
+	 */
+	public void hang() {
+		this.hung = true;
+	}
+
+	/**
+	 * Forwards again: what arrived during the hang is delivered, in order, as TCP would
+	 * after a partition heals.
+	 */
+	public void heal() {
+		this.hung = false;
+	}
+
+	/**
+	 * Returns whether the proxy is hanging.
+	 * @return whether nothing is forwarded
+	 */
+	public boolean isHung() {
+		return this.hung;
+	}
+
+	/**
 	 * Returns the connections accepted since start.
 	 * @return the count
 	 */
@@ -149,7 +179,7 @@ public final class DelayingTcpProxy implements AutoCloseable {
 	}
 
 	private void forward(Socket from, Socket to, AtomicInteger ended, String name) throws IOException {
-		Direction direction = new Direction(to.getOutputStream());
+		Direction direction = new Direction(to.getOutputStream(), () -> this.hung);
 		start(name + "-read", () -> read(from, direction));
 		start(name + "-write", () -> write(direction, from, to, ended));
 	}
@@ -186,6 +216,7 @@ public final class DelayingTcpProxy implements AutoCloseable {
 			while (true) {
 				Chunk chunk = direction.queue.take();
 				awaitDue(chunk.due());
+				awaitForwarding();
 				if (chunk.bytes().length == 0) {
 					to.shutdownOutput();
 					break;
@@ -210,6 +241,12 @@ public final class DelayingTcpProxy implements AutoCloseable {
 		long wait;
 		while ((wait = due - System.nanoTime()) > 0) {
 			LockSupport.parkNanos(wait);
+		}
+	}
+
+	private void awaitForwarding() {
+		while (this.hung && !this.closed) {
+			LockSupport.parkNanos(1_000_000L);
 		}
 	}
 
@@ -248,14 +285,17 @@ public final class DelayingTcpProxy implements AutoCloseable {
 
 		private final OutputStream out;
 
-		Direction(OutputStream out) {
+		private final BooleanSupplier hung;
+
+		Direction(OutputStream out, BooleanSupplier hung) {
 			this.out = out;
+			this.hung = hung;
 		}
 
 		void offer(byte[] buffer, int length, long due) throws IOException {
 			this.lock.lock();
 			try {
-				if (this.pending.get() == 0 && due - System.nanoTime() <= 0) {
+				if (this.pending.get() == 0 && due - System.nanoTime() <= 0 && !this.hung.getAsBoolean()) {
 					this.out.write(buffer, 0, length);
 					this.out.flush();
 					return;

@@ -2,6 +2,8 @@ package io.ratelimit.core.bucket;
 
 import java.util.concurrent.locks.ReentrantLock;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * One key's lease on this replica: the units it may admit without the shared store, and what
  * sizes and times its next lease. Guarded by its own lock (a request of the key and the
@@ -27,6 +29,8 @@ final class Lease {
 	private boolean refilling;
 
 	private boolean retired;
+
+	private LeasedBucketStore.@Nullable SharedCall sharedCall;
 
 	private long quietUntil;
 
@@ -76,6 +80,15 @@ final class Lease {
 
 	void refilling(boolean refilling) {
 		this.refilling = refilling;
+	}
+
+	/** The lease call in flight that the key's requests wait for, if any. */
+	LeasedBucketStore.@Nullable SharedCall sharedCall() {
+		return this.sharedCall;
+	}
+
+	void sharedCall(LeasedBucketStore.@Nullable SharedCall sharedCall) {
+		this.sharedCall = sharedCall;
 	}
 
 	boolean isRetired() {

@@ -2,8 +2,10 @@ package io.ratelimit.core.bucket;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 
 import com.github.benmanes.caffeine.cache.Cache;
@@ -22,8 +24,14 @@ import org.jspecify.annotations.Nullable;
  * admits requests from it locally, and takes the next batch in the background when half of
  * the current one is used. A key's first request on a replica waits for its first batch; so
  * does a request after a background lease failed, so that an outage reaches the failure
- * mode of the store around this one. A lease unused for {@code idleReturn}, or still held at
- * {@link #close()}, goes back to the shared bucket.
+ * mode of the store around this one. The key's concurrent requests wait for that one call,
+ * not each for a call of its own, and a failure of it is thrown to each of them. A lease
+ * unused for {@code idleReturn}, or still held at {@link #close(Duration)}, goes back to the
+ * shared bucket.
+ *
+ * <p>Background work is bounded: at most {@value #MAXIMUM_QUEUED_TASKS} refills and as many
+ * returns are queued, refills run first, and a return that finds its queue full is dropped
+ * (counted in {@link LeaseStats#droppedReturns()}).
  *
  * <p>Accuracy, with n replicas, a largest lease L (in tokens) and a refill rate R: the
  * shared bucket is charged before any token is used, so the replicas together never admit
@@ -34,6 +42,14 @@ import org.jspecify.annotations.Nullable;
  */
 public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 
+	/**
+	 * The most refills, and the most returns, queued for the background at a time: bounded,
+	 * so that identity churn cannot grow the queue with a return per idle key.
+	 */
+	static final int MAXIMUM_QUEUED_TASKS = 1000;
+
+	private static final int DEFAULT_CLOSE_SECONDS = 2;
+
 	/** How long a replica leaves a key's shared bucket alone after a background lease failed. */
 	private static final long QUIET_AFTER_FAILURE_NANOS = Duration.ofSeconds(1).toNanos();
 
@@ -41,7 +57,7 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 
 	private final LeaseSizing sizing;
 
-	private final Executor background;
+	private final LeaseWork work;
 
 	private final TimeSource time;
 
@@ -63,20 +79,25 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 	 * @param sizing how large the leases are
 	 * @param idleReturn how long an unused lease is kept before it goes back
 	 * @param maximumLeases the most keys with a lease; the least used give theirs back first
-	 * @param background runs the background leases and returns
+	 * @param background runs the background leases and returns (the store queues them
+	 * itself, bounded, and hands the executor one task per queued one)
 	 * @param time the clock of demand, idleness and the quiet periods
 	 */
 	public LeasedBucketStore(LeasableBucketStore shared, LeaseSizing sizing, Duration idleReturn, long maximumLeases,
 			Executor background, TimeSource time) {
 		this.shared = Objects.requireNonNull(shared, "shared must not be null");
 		this.sizing = Objects.requireNonNull(sizing, "sizing must not be null");
-		this.background = Objects.requireNonNull(background, "background must not be null");
+		this.work = new LeaseWork(Objects.requireNonNull(background, "background must not be null"),
+				MAXIMUM_QUEUED_TASKS);
 		this.time = Objects.requireNonNull(time, "time must not be null");
 		this.leases = Caffeine.newBuilder()
 			.maximumSize(maximumLeases)
 			.expireAfterAccess(idleReturn)
 			.ticker(time::nanoTime)
-			.executor(background)
+			// Removal notifications only queue a return (bounded) and run where the cache's
+			// upkeep does: on the background executor they would queue up unbounded behind
+			// refills and returns that wait for a hung store.
+			.executor(Runnable::run)
 			.scheduler(Scheduler.systemScheduler())
 			.recordStats()
 			.removalListener((BucketKey key, Lease lease, RemovalCause cause) -> {
@@ -99,6 +120,7 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 			if (lease == null) {
 				lease = this.leases.get(key, (absent) -> new Lease(limits));
 			}
+			SharedCall wait;
 			lease.lock();
 			try {
 				if (lease.isRetired()) {
@@ -110,23 +132,32 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 				long now = this.time.nanoTime();
 				lease.demand(units, now);
 				if (lease.units() < units && lease.mustWaitForShared()) {
-					waitForShared(key, lease, units, now);
+					wait = sharedCall(lease, units, now);
 				}
-				if (lease.units() >= units) {
-					lease.take(units);
-					this.localDecisions.increment();
-					refillIfLow(key, lease, now);
-					return new Consumption(true, lease.units() + lease.sharedRemainingUnits(), 0);
+				else {
+					return decide(key, lease, limits, units, now);
 				}
-				refillIfLow(key, lease, now);
-				long missing = Math.max(1, units - lease.units() - lease.sharedRemainingUnits());
-				return new Consumption(false, lease.units() + lease.sharedRemainingUnits(),
-						Math.max(1, limits.nanosToRefill(Math.min(missing, limits.capacityUnits()))));
 			}
 			finally {
 				lease.unlock();
 			}
+			// Outside the lock: the key's other requests wait for this one call, never for a
+			// call each in turn, and a hung store costs each of them one timeout at most.
+			wait.await(key, lease, this);
 		}
+	}
+
+	private Consumption decide(BucketKey key, Lease lease, BucketLimits limits, long units, long now) {
+		if (lease.units() >= units) {
+			lease.take(units);
+			this.localDecisions.increment();
+			refillIfLow(key, lease, now);
+			return new Consumption(true, lease.units() + lease.sharedRemainingUnits(), 0);
+		}
+		refillIfLow(key, lease, now);
+		long missing = Math.max(1, units - lease.units() - lease.sharedRemainingUnits());
+		return new Consumption(false, lease.units() + lease.sharedRemainingUnits(),
+				Math.max(1, limits.nanosToRefill(Math.min(missing, limits.capacityUnits()))));
 	}
 
 	/**
@@ -168,7 +199,7 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 			leased += lease.units();
 		}
 		return new LeaseStats(this.leases.estimatedSize(), leased, this.localDecisions.sum(), this.sharedWaits.sum(),
-				this.refills.sum(), this.refillFailures.sum(), this.returnedUnits.sum());
+				this.refills.sum(), this.refillFailures.sum(), this.returnedUnits.sum(), this.work.droppedReturns());
 	}
 
 	/**
@@ -194,33 +225,81 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 	}
 
 	/**
-	 * Gives every lease back to the shared bucket, waiting for each return.
+	 * Gives every lease back to the shared bucket, waiting at most
+	 * {@value #DEFAULT_CLOSE_SECONDS} seconds.
 	 */
 	@Override
 	public void close() {
+		close(Duration.ofSeconds(DEFAULT_CLOSE_SECONDS));
+	}
+
+	/**
+	 * Gives every lease back to the shared bucket, in parallel on the background executor,
+	 * waiting for the returns until a deadline: a store that hangs must not hold shutdown
+	 * up for its timeout once per lease. Leases not returned by then are lost, as a stopped
+	 * replica's are (see the accuracy bound above); calls still in flight are the
+	 * executor's to interrupt.
+	 * @param deadline the longest wait
+	 * @return whether every lease went back in time
+	 */
+	public boolean close(Duration deadline) {
+		this.work.closing();
 		for (var entry : this.leases.asMap().entrySet()) {
 			Returned returned = entry.getValue().retire();
 			if (returned.units() > 0) {
-				try {
-					this.shared.giveBack(entry.getKey(), returned.limits(), returned.units());
-					this.returnedUnits.add(returned.units());
-				}
-				catch (RuntimeException ex) {
-					// The shared store is gone: the lease is lost, as a stopped replica's would be.
-				}
+				this.work.giveBackAtClose(returnTask(entry.getKey(), returned));
 			}
 		}
 		this.leases.invalidateAll();
+		return this.work.awaitIdle(deadline);
 	}
 
-	/** Leases in the request: the key's first on this replica, or the first after a failure. */
-	private void waitForShared(BucketKey key, Lease lease, long units, long now) {
-		long batch = this.sizing.batchUnits(lease.limits(), lease.demandPerSecond(now), lease.roundTripNanos());
+	/**
+	 * The key's lease call that requests wait for (the key's first on this replica, or the
+	 * first after a failure): joins the one in flight, or starts it. Called under the lock.
+	 */
+	private SharedCall sharedCall(Lease lease, long units, long now) {
+		SharedCall call = lease.sharedCall();
+		if (call == null) {
+			long batch = this.sizing.batchUnits(lease.limits(), lease.demandPerSecond(now), lease.roundTripNanos());
+			call = new SharedCall(lease.limits(), units + batch, now);
+			lease.sharedCall(call);
+		}
+		return call;
+	}
+
+	/** Runs a key's lease call for the requests waiting for it; a failure is thrown to each. */
+	private void leaseForRequests(BucketKey key, Lease lease, SharedCall call) {
 		this.sharedWaits.increment();
-		// A failure is thrown to the caller, whose failure mode decides the request.
-		LeasableBucketStore.Grant grant = this.shared.lease(key, lease.limits(), units + batch);
-		lease.granted(grant, this.time.nanoTime() - now);
-		lease.quietUntil(this.time.nanoTime(), quietPeriod(lease.limits(), units + batch, grant));
+		LeasableBucketStore.Grant grant;
+		try {
+			grant = this.shared.lease(key, call.limits, call.units);
+		}
+		catch (RuntimeException | Error ex) {
+			lease.lock();
+			try {
+				lease.sharedCall(null); // the key's next request tries again
+			}
+			finally {
+				lease.unlock();
+			}
+			throw ex;
+		}
+		long now = this.time.nanoTime();
+		lease.lock();
+		try {
+			// Cleared with the grant in one step: a request in between would start another call.
+			lease.sharedCall(null);
+			if (lease.isRetired() || !lease.limits().equals(call.limits)) {
+				giveBack(key, new Returned(call.limits, grant.units()));
+				return;
+			}
+			lease.granted(grant, now - call.started);
+			lease.quietUntil(now, quietPeriod(call.limits, call.units, grant));
+		}
+		finally {
+			lease.unlock();
+		}
 	}
 
 	private void refillIfLow(BucketKey key, Lease lease, long now) {
@@ -238,11 +317,8 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 		}
 		lease.refilling(true);
 		BucketLimits limits = lease.limits();
-		try {
-			this.background.execute(() -> refill(key, lease, limits, batch));
-		}
-		catch (RejectedExecutionException ex) {
-			lease.refilling(false);
+		if (!this.work.refill(() -> refill(key, lease, limits, batch))) {
+			lease.refilling(false); // queue full: the key asks again at its next request
 		}
 	}
 
@@ -292,20 +368,19 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 		if (returned.units() <= 0) {
 			return;
 		}
-		try {
-			this.background.execute(() -> {
-				try {
-					this.shared.giveBack(key, returned.limits(), returned.units());
-					this.returnedUnits.add(returned.units());
-				}
-				catch (RuntimeException ex) {
-					// Lost: the shared bucket refills them in time anyway.
-				}
-			});
-		}
-		catch (RejectedExecutionException ex) {
-			// Shutting down: as above.
-		}
+		this.work.giveBack(returnTask(key, returned));
+	}
+
+	private Runnable returnTask(BucketKey key, Returned returned) {
+		return () -> {
+			try {
+				this.shared.giveBack(key, returned.limits(), returned.units());
+				this.returnedUnits.add(returned.units());
+			}
+			catch (RuntimeException ex) {
+				// Lost: the shared bucket refills them in time anyway.
+			}
+		};
 	}
 
 	/**
@@ -318,9 +393,11 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 	 * @param refills the background leases taken
 	 * @param refillFailures the background leases that failed
 	 * @param returnedUnits the units given back to the shared store
+	 * @param droppedReturns the leases never given back: the queue was full, or the close
+	 * deadline passed
 	 */
 	public record LeaseStats(long leases, long leasedUnits, long localDecisions, long sharedWaits, long refills,
-			long refillFailures, long returnedUnits) {
+			long refillFailures, long returnedUnits, long droppedReturns) {
 	}
 
 	/**
@@ -338,6 +415,53 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 	}
 
 	record Returned(BucketLimits limits, long units) {
+	}
+
+	/**
+	 * One lease call of a key that its requests wait for: whichever of them comes first
+	 * makes it, the others wait for its outcome.
+	 */
+	static final class SharedCall {
+
+		private final BucketLimits limits;
+
+		private final long units;
+
+		private final long started;
+
+		private final AtomicBoolean claimed = new AtomicBoolean();
+
+		private final CompletableFuture<Void> done = new CompletableFuture<>();
+
+		SharedCall(BucketLimits limits, long units, long started) {
+			this.limits = limits;
+			this.units = units;
+			this.started = started;
+		}
+
+		void await(BucketKey key, Lease lease, LeasedBucketStore store) {
+			if (this.claimed.compareAndSet(false, true)) {
+				try {
+					store.leaseForRequests(key, lease, this);
+					this.done.complete(null);
+				}
+				catch (RuntimeException | Error ex) {
+					this.done.completeExceptionally(ex);
+					throw ex;
+				}
+				return;
+			}
+			try {
+				this.done.join();
+			}
+			catch (CompletionException ex) {
+				if (ex.getCause() instanceof RuntimeException failure) {
+					throw failure;
+				}
+				throw ex;
+			}
+		}
+
 	}
 
 }

@@ -16,7 +16,10 @@ import org.jspecify.annotations.Nullable;
  * failed load keeps the keys of the last good one.
  * <p>
  * At most {@code maximumKeys} keys are held: a table with more fails to load, with a
- * message that says so, rather than filling the heap. Reloads are serialized. Thread-safe.
+ * message that says so, rather than filling the heap. Unlike an outage of the table, that
+ * failure repeats at every reload until someone acts, and keys revoked meanwhile stay
+ * valid: {@link #overLimit()} tells it apart, for health and metrics. Reloads are
+ * serialized. Thread-safe.
  */
 public final class ReloadableApiKeys {
 
@@ -35,6 +38,8 @@ public final class ReloadableApiKeys {
 	private volatile @Nullable Instant loadedAt;
 
 	private volatile @Nullable String lastFailure;
+
+	private volatile boolean overLimit;
 
 	// Written only under the reload lock, read by metrics from any thread.
 	private volatile long loads;
@@ -69,9 +74,11 @@ public final class ReloadableApiKeys {
 		this.reloading.lock();
 		try {
 			List<ApiKey> keys = this.source.loadActive(this.maximumKeys + 1);
-			if (keys.size() > this.maximumKeys) {
+			this.overLimit = keys.size() > this.maximumKeys;
+			if (this.overLimit) {
 				throw new IllegalStateException("the table holds more than " + this.maximumKeys
-						+ " active API keys, the most held in memory; the keys loaded before stay in use");
+						+ " active API keys (ratelimit.api-key.maximum-keys); the keys loaded before stay in use, "
+						+ "revoked ones included, until the table holds fewer or the maximum is raised");
 			}
 			ApiKeyDirectory next = ApiKeyDirectory.of(keys);
 			this.current = next;
@@ -107,6 +114,24 @@ public final class ReloadableApiKeys {
 	 */
 	public int size() {
 		return this.current.size();
+	}
+
+	/**
+	 * Returns whether the most recent read of the table found more active keys than the
+	 * maximum (a reload that could not read it changes nothing): every reload fails the same way, and no key issued or revoked since
+	 * the last good load takes effect, until the table shrinks or the maximum is raised.
+	 * @return whether the key table is over the maximum
+	 */
+	public boolean overLimit() {
+		return this.overLimit;
+	}
+
+	/**
+	 * Returns the most active keys held.
+	 * @return the maximum
+	 */
+	public int maximumKeys() {
+		return this.maximumKeys;
 	}
 
 	/**

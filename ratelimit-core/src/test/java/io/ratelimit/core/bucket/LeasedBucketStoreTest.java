@@ -114,12 +114,57 @@ class LeasedBucketStoreTest {
 	@Test
 	void closeWhenLeasesHeldThenGivesThemBack() {
 		this.shared.tryConsume(KEY, ONE_PER_SECOND, 50);
-		LeasedBucketStore store = replica(this.background);
+		LeasedBucketStore store = replica(Runnable::run);
 		store.tryConsume(KEY, ONE_PER_SECOND, 1);
 
-		store.close();
+		assertThat(store.close(Duration.ofSeconds(1))).isTrue();
 
 		assertThat(this.shared.availableUnits(KEY, ONE_PER_SECOND)).isEqualTo(49 * TOKEN);
+	}
+
+	@Test
+	void closeWhenReturnsDoNotRunThenGivesUpAtDeadlineAndCountsThemDropped() {
+		LeasedBucketStore store = replica(this.background); // runs nothing unless told
+		store.tryConsume(KEY, HUNDRED_PER_SECOND, 1);
+		store.tryConsume(new BucketKey(3, 4), HUNDRED_PER_SECOND, 1);
+
+		assertThat(store.close(Duration.ofMillis(50))).isFalse();
+
+		assertThat(store.leaseStats().droppedReturns()).isEqualTo(2);
+	}
+
+	@Test
+	void refillWhenReturnsOfIdleKeysQueuedThenRunsBeforeThem() {
+		LeasedBucketStore store = replica(this.background);
+		for (int i = 0; i < 50; i++) {
+			store.tryConsume(new BucketKey(100, i), HUNDRED_PER_SECOND, 1);
+		}
+		this.time.advanceMillis(1500); // the 50 keys are idle: their leases go back
+		store.stats(); // the removal notifications queue the returns
+		BucketKey hot = new BucketKey(7, 7);
+		for (int i = 0; i < 8; i++) {
+			store.tryConsume(hot, HUNDRED_PER_SECOND, 1); // uses the lease up to its refill
+		}
+
+		while (store.leaseStats().refills() == 0) {
+			this.background.runOne();
+		}
+
+		assertThat(store.leaseStats().returnedUnits()).as("no return ran before the hot key's refill").isZero();
+	}
+
+	@Test
+	void giveBackWhenMoreIdleLeasesThanTheQueueHoldsThenDropsTheRest() {
+		LeasedBucketStore store = replica(this.background);
+		int keys = 1200;
+		for (int i = 0; i < keys; i++) {
+			store.tryConsume(new BucketKey(200, i), HUNDRED_PER_SECOND, 1);
+		}
+		this.time.advanceMillis(1500);
+		store.stats();
+
+		assertThat(this.background.size()).as("queued background work").isEqualTo(LeasedBucketStore.MAXIMUM_QUEUED_TASKS);
+		assertThat(store.leaseStats().droppedReturns()).isEqualTo(200);
 	}
 
 	@Test
@@ -170,6 +215,18 @@ class LeasedBucketStoreTest {
 		@Override
 		public synchronized void execute(Runnable task) {
 			this.tasks.add(task);
+		}
+
+		synchronized int size() {
+			return this.tasks.size();
+		}
+
+		void runOne() {
+			Runnable task;
+			synchronized (this) {
+				task = this.tasks.poll();
+			}
+			task.run();
 		}
 
 		void runAll() {

@@ -1,0 +1,172 @@
+package io.ratelimit.core.bucket;
+
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The background work of a {@link LeasedBucketStore}: refills of leases, and returns of
+ * leases to the shared bucket, in two bounded queues run by one executor, refills first.
+ * <p>
+ * A refill keeps a hot key's requests admitted; a return only hands back tokens that the
+ * shared bucket refills anyway in time. So a refill never waits behind returns, however many
+ * idle keys of a churning population are waiting to give theirs back, and when the queues
+ * are full a return is dropped (its tokens lost, within the bound the store documents) and a
+ * refill is refused (the key asks again at its next request). The executor is handed one
+ * "run the most urgent task" per queued task, never the task itself, so its own queue holds
+ * no more than the two bounds.
+ */
+final class LeaseWork {
+
+	private final Executor executor;
+
+	private final int capacity;
+
+	private final ReentrantLock lock = new ReentrantLock();
+
+	private final Condition idle = this.lock.newCondition();
+
+	private final ArrayDeque<Runnable> refills = new ArrayDeque<>();
+
+	private final ArrayDeque<Runnable> returns = new ArrayDeque<>();
+
+	private final LongAdder droppedReturns = new LongAdder();
+
+	private int running;
+
+	private boolean closing;
+
+	LeaseWork(Executor executor, int capacity) {
+		this.executor = executor;
+		this.capacity = capacity;
+	}
+
+	/** Queues a refill; {@code false} when the queue is full or the store closes. */
+	boolean refill(Runnable task) {
+		return offer(this.refills, task, false);
+	}
+
+	/** Queues a return; dropped (and counted) when the queue is full. */
+	void giveBack(Runnable task) {
+		if (!offer(this.returns, task, false)) {
+			this.droppedReturns.increment();
+		}
+	}
+
+	/** Queues a return at close: not bounded, the close deadline is. */
+	void giveBackAtClose(Runnable task) {
+		if (!offer(this.returns, task, true)) {
+			this.droppedReturns.increment();
+		}
+	}
+
+	long droppedReturns() {
+		return this.droppedReturns.sum();
+	}
+
+	/** Refuses refills from now on. */
+	void closing() {
+		this.lock.lock();
+		try {
+			this.closing = true;
+			this.refills.clear();
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	/**
+	 * Waits until nothing is queued or running, or the deadline; drops what is still queued
+	 * then. Returns whether everything ran.
+	 */
+	boolean awaitIdle(Duration deadline) {
+		// A real wait: the store's clock may be a test's, which no one advances meanwhile.
+		long deadlineNanos = System.nanoTime() + deadline.toNanos();
+		this.lock.lock();
+		try {
+			long left;
+			while (this.running + this.refills.size() + this.returns.size() > 0
+					&& (left = deadlineNanos - System.nanoTime()) > 0) {
+				try {
+					this.idle.awaitNanos(left);
+				}
+				catch (InterruptedException ex) {
+					Thread.currentThread().interrupt();
+					break;
+				}
+			}
+			boolean done = this.running + this.refills.size() + this.returns.size() == 0;
+			this.droppedReturns.add(this.returns.size());
+			this.returns.clear();
+			this.refills.clear();
+			return done;
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
+	private boolean offer(ArrayDeque<Runnable> queue, Runnable task, boolean unbounded) {
+		this.lock.lock();
+		try {
+			if ((queue == this.refills && this.closing) || (!unbounded && queue.size() >= this.capacity)) {
+				return false;
+			}
+			queue.add(task);
+		}
+		finally {
+			this.lock.unlock();
+		}
+		try {
+			this.executor.execute(this::runNext);
+			return true;
+		}
+		catch (RejectedExecutionException ex) {
+			this.lock.lock();
+			try {
+				queue.removeLastOccurrence(task);
+			}
+			finally {
+				this.lock.unlock();
+			}
+			return false;
+		}
+	}
+
+	private void runNext() {
+		Runnable task;
+		this.lock.lock();
+		try {
+			task = this.refills.poll();
+			if (task == null) {
+				task = this.returns.poll();
+			}
+			if (task == null) {
+				return; // dropped at the close deadline
+			}
+			this.running++;
+		}
+		finally {
+			this.lock.unlock();
+		}
+		try {
+			task.run();
+		}
+		finally {
+			this.lock.lock();
+			try {
+				this.running--;
+				this.idle.signalAll();
+			}
+			finally {
+				this.lock.unlock();
+			}
+		}
+	}
+
+}
