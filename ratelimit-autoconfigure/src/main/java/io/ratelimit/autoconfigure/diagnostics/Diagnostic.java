@@ -69,7 +69,14 @@ public enum Diagnostic {
 	 * by default) in an application whose only entities are the limiter's, so nothing uses
 	 * it.
 	 */
-	W010;
+	W010,
+
+	/**
+	 * A route of the application has a pattern no endpoint template can name (too long once
+	 * the characters a template cannot hold are escaped), so its requests are charged to
+	 * the {@code UNKNOWN} policy.
+	 */
+	W020;
 
 	/**
 	 * Returns a log message that starts with this code.

@@ -113,7 +113,21 @@ public final class MvcEndpointResolver implements EndpointResolver {
 
 	private EndpointTemplate template(String method, String pattern) {
 		return this.templates.computeIfAbsent(pattern, (key) -> new ConcurrentHashMap<>())
-			.computeIfAbsent(method, (key) -> EndpointTemplate.fromPattern(method, pattern));
+			.computeIfAbsent(method, (key) -> templateOf(method, pattern));
+	}
+
+	/**
+	 * The template of a route, or UNKNOWN for the rare route no template can name (too long
+	 * once escaped), which {@link MvcEndpointTemplates} reports at startup: failing here
+	 * would fail every request to the route, and so switch its limit off.
+	 */
+	private static EndpointTemplate templateOf(String method, String pattern) {
+		try {
+			return EndpointTemplate.fromPattern(method, pattern);
+		}
+		catch (IllegalArgumentException ex) {
+			return EndpointTemplate.UNKNOWN;
+		}
 	}
 
 	/**
