@@ -22,6 +22,7 @@ import org.springframework.core.annotation.AnnotationAwareOrderComparator;
 import org.springframework.http.server.PathContainer;
 import org.springframework.http.server.RequestPath;
 import org.springframework.web.servlet.HandlerMapping;
+import org.springframework.web.servlet.resource.ResourceHttpRequestHandler;
 import org.springframework.web.util.ServletRequestPathUtils;
 
 /**
@@ -33,7 +34,10 @@ import org.springframework.web.util.ServletRequestPathUtils;
  * whatever encoding, dot segments or path parameters the request uses.
  * <p>
  * No handler, a lookup failure (405, 415, ...), a catch-all static-resource handler or a
- * non-standard method give {@link EndpointTemplate#UNKNOWN}: never the raw path.
+ * non-standard method give {@link EndpointTemplate#UNKNOWN}: never the raw path. Where a
+ * handler serves the request all the same (static resources, a catch-all {@code /**}, a
+ * method-less mapping), that is {@link EndpointTemplate#SERVED_UNKNOWN}, so that rejecting
+ * unknown endpoints never refuses it.
  * <p>
  * Asking every mapping costs time in proportion to the number of routes, so the resolver
  * skips the annotated mappings none of whose patterns can match the path, and remembers
@@ -46,6 +50,9 @@ public final class MvcEndpointResolver implements EndpointResolver {
 	/** Methods that can form templates; anything else is UNKNOWN, so invented methods cannot mint templates. */
 	private static final Set<String> STANDARD_METHODS = Set.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE",
 			"OPTIONS", "TRACE");
+
+	/** The template path of a catch-all route, which is not a template (DESIGN 3.1). */
+	static final String CATCH_ALL = "/**";
 
 	private static final long ROUTES_CHECK_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
 
@@ -60,13 +67,37 @@ public final class MvcEndpointResolver implements EndpointResolver {
 	// Bounded: one entry per (method, route) of the application.
 	private final Map<String, Map<String, EndpointTemplate>> templates = new ConcurrentHashMap<>();
 
+	private final boolean findsServedUnknown;
+
+	/**
+	 * Creates a resolver that tells requests nothing serves ({@link EndpointTemplate#UNKNOWN})
+	 * from those served without a template ({@link EndpointTemplate#SERVED_UNKNOWN}) where
+	 * that costs nothing, and otherwise answers {@code UNKNOWN}.
+	 * @param context the application context whose handler mappings serve requests
+	 */
 	public MvcEndpointResolver(ApplicationContext context) {
-		this(context, TimeSource.system());
+		this(context, false);
+	}
+
+	/**
+	 * Creates a resolver.
+	 * @param context the application context whose handler mappings serve requests
+	 * @param findsServedUnknown whether to also find out, at a cost, whether a request a
+	 * static-resource handler takes has a resource, and whether a non-standard method is
+	 * served; worth it only when requests nothing serves are rejected
+	 */
+	public MvcEndpointResolver(ApplicationContext context, boolean findsServedUnknown) {
+		this(context, TimeSource.system(), findsServedUnknown);
 	}
 
 	MvcEndpointResolver(ApplicationContext context, TimeSource time) {
+		this(context, time, false);
+	}
+
+	MvcEndpointResolver(ApplicationContext context, TimeSource time, boolean findsServedUnknown) {
 		this.context = Objects.requireNonNull(context, "context must not be null");
 		this.time = Objects.requireNonNull(time, "time must not be null");
+		this.findsServedUnknown = findsServedUnknown;
 	}
 
 	@Override
@@ -76,12 +107,13 @@ public final class MvcEndpointResolver implements EndpointResolver {
 			return EndpointTemplate.UNKNOWN;
 		}
 		String method = servletRequest.getMethod();
-		if (!STANDARD_METHODS.contains(method)) {
+		boolean standard = STANDARD_METHODS.contains(method);
+		if (!standard && !this.findsServedUnknown) {
 			return EndpointTemplate.UNKNOWN;
 		}
 		MvcRoutes routes = routes();
 		String requestUri = servletRequest.getRequestURI();
-		EndpointTemplate cached = routes.cached(method, requestUri);
+		EndpointTemplate cached = standard ? routes.cached(method, requestUri) : null;
 		if (cached != null) {
 			return cached;
 		}
@@ -93,11 +125,27 @@ public final class MvcEndpointResolver implements EndpointResolver {
 		if (match == null) {
 			return EndpointTemplate.UNKNOWN;
 		}
-		EndpointTemplate template = template(method, match.pattern());
+		String pattern = match.pattern();
+		if (!standard || pattern == null) {
+			// An invented method never mints a template, even when a handler serves it.
+			return servedWithoutTemplate(match, lookup, path);
+		}
+		EndpointTemplate template = template(method, pattern);
 		if (match.byMethodAndPath()) {
 			routes.cache(method, requestUri, template);
 		}
 		return template;
+	}
+
+	/**
+	 * A request a handler takes without a template: served, unless it is a static resource
+	 * the handler will not find (and this resolver is to find that out).
+	 */
+	private EndpointTemplate servedWithoutTemplate(MvcRoutes.Match match, HttpServletRequest lookup,
+			PathContainer path) {
+		boolean missingResource = this.findsServedUnknown && match.handler() instanceof ResourceHttpRequestHandler
+				&& !MvcRoutes.resourceExists(match, lookup, path);
+		return missingResource ? EndpointTemplate.UNKNOWN : EndpointTemplate.SERVED_UNKNOWN;
 	}
 
 	/**
@@ -117,16 +165,19 @@ public final class MvcEndpointResolver implements EndpointResolver {
 	}
 
 	/**
-	 * The template of a route, or UNKNOWN for the rare route no template can name (too long
-	 * once escaped), which {@link MvcEndpointTemplates} reports at startup: failing here
-	 * would fail every request to the route, and so switch its limit off.
+	 * The template of a route, or UNKNOWN (served) for a catch-all and for the rare route no
+	 * template can name (too long once escaped), which {@link MvcEndpointTemplates} reports
+	 * at startup: failing here would fail every request to the route, and so switch its
+	 * limit off.
 	 */
 	private static EndpointTemplate templateOf(String method, String pattern) {
 		try {
-			return EndpointTemplate.fromPattern(method, pattern);
+			EndpointTemplate template = EndpointTemplate.fromPattern(method, pattern);
+			// A catch-all such as /{*path} would swallow UNKNOWN: served, but no template.
+			return CATCH_ALL.equals(template.path()) ? EndpointTemplate.SERVED_UNKNOWN : template;
 		}
 		catch (IllegalArgumentException ex) {
-			return EndpointTemplate.UNKNOWN;
+			return EndpointTemplate.SERVED_UNKNOWN;
 		}
 	}
 

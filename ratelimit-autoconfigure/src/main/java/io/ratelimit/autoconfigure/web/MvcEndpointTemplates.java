@@ -146,11 +146,11 @@ public final class MvcEndpointTemplates implements SmartInitializingSingleton {
 	}
 
 	private static void add(Set<EndpointTemplate> known, Set<String> unnamed, String method, String pattern) {
-		if (pattern.equals("/**")) {
-			return;
-		}
 		try {
-			known.add(EndpointTemplate.fromPattern(method, pattern));
+			EndpointTemplate template = EndpointTemplate.fromPattern(method, pattern);
+			if (!MvcEndpointResolver.CATCH_ALL.equals(template.path())) {
+				known.add(template);
+			}
 		}
 		catch (IllegalArgumentException ex) {
 			// The resolver charges it to UNKNOWN; only its start, so the warning stays readable.

@@ -83,6 +83,18 @@ class EndpointTemplateTest {
 		assertThat(EndpointTemplate.DEFAULT.method()).isNull();
 	}
 
+	@Test
+	void servedUnknownWhenComparedThenIsUnknownButNotServedByNothing() {
+		assertThat(EndpointTemplate.SERVED_UNKNOWN).isEqualTo(EndpointTemplate.UNKNOWN)
+			.hasSameHashCodeAs(EndpointTemplate.UNKNOWN)
+			.hasToString("UNKNOWN");
+		assertThat(EndpointTemplate.SERVED_UNKNOWN.isUnknown()).isTrue();
+		assertThat(EndpointTemplate.SERVED_UNKNOWN.isReserved()).isTrue();
+		assertThat(EndpointTemplate.SERVED_UNKNOWN.isServedByNothing()).isFalse();
+		assertThat(EndpointTemplate.UNKNOWN.isServedByNothing()).isTrue();
+		assertThat(EndpointTemplate.parse("GET /a").isServedByNothing()).isFalse();
+	}
+
 	@ParameterizedTest(name = "{0}")
 	@CsvSource(delimiter = '|', textBlock = """
 			unknown                  | expected 'METHOD /path', 'default' or 'UNKNOWN'

@@ -1,0 +1,163 @@
+package io.ratelimit.autoconfigure.web;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.stream.Stream;
+
+import io.ratelimit.autoconfigure.differential.DifferentialApplication;
+import io.ratelimit.autoconfigure.differential.RequestLedger;
+import io.ratelimit.autoconfigure.differential.RequestLedger.Serving;
+import io.ratelimit.autoconfigure.testsupport.PostgresDatabase;
+import io.ratelimit.autoconfigure.testsupport.RawHttp;
+import io.ratelimit.autoconfigure.testsupport.TestPostgres;
+import io.ratelimit.autoconfigure.web.EndpointVariants.Variant;
+import io.ratelimit.core.endpoint.EndpointResolver;
+import io.ratelimit.core.endpoint.EndpointTemplate;
+import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.TestFactory;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.boot.test.context.TestConfiguration;
+import org.springframework.boot.test.web.server.LocalServerPort;
+import org.springframework.context.ApplicationContext;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
+import org.springframework.test.annotation.DirtiesContext;
+import org.springframework.test.context.ActiveProfiles;
+import org.springframework.test.context.DynamicPropertyRegistry;
+import org.springframework.test.context.DynamicPropertySource;
+
+/**
+ * The differential test of {@link EndpointDifferentialTest} on further shapes of the
+ * application, each a case where the template charged once parted from the handler that
+ * served: the whole corpus of {@link EndpointVariants}, plus the variants of the shape,
+ * must be charged as served.
+ * <p>
+ * The resolver also finds out which unknown requests nothing serves (as it does when
+ * {@code ratelimit.unknown-endpoint=reject}), but nothing is rejected: every request reaches
+ * Spring MVC, so that what the resolver claims nothing serves is compared with what served.
+ */
+class EndpointShapesDifferentialTest {
+
+	@RegisterExtension
+	static final PostgresDatabase database = TestPostgres.newDatabase();
+
+	private static final String RUN = UUID.randomUUID().toString().substring(0, 8);
+
+	private static final AtomicInteger requests = new AtomicInteger();
+
+	@DynamicPropertySource
+	static void database(DynamicPropertyRegistry registry) {
+		database.register(registry);
+	}
+
+	/**
+	 * The corpus through one shape of the application.
+	 */
+	abstract static class Shape {
+
+		@LocalServerPort
+		private int port;
+
+		@Autowired
+		private RequestLedger ledger;
+
+		/** The variants only this shape has, with what serves them in it. */
+		List<Variant> ownVariants() {
+			return List.of();
+		}
+
+		/** Whether the base corpus is still served by the routes it was written for. */
+		boolean servesBaseCorpusAsWritten() {
+			return true;
+		}
+
+		@TestFactory
+		Stream<DynamicTest> requestWhenVariantSentThenChargedTemplateIsTheServingHandler() {
+			Stream<DynamicTest> base = EndpointVariants.all()
+				.stream()
+				.map((variant) -> DynamicTest.dynamicTest(variant.name(),
+						() -> check(variant, servesBaseCorpusAsWritten())));
+			Stream<DynamicTest> own = ownVariants().stream()
+				.map((variant) -> DynamicTest.dynamicTest("shape: " + variant.name(), () -> check(variant, true)));
+			return Stream.concat(own, base);
+		}
+
+		private void check(Variant variant, boolean servedAsWritten) {
+			String target = variant.target().replace(EndpointVariants.AUTHORITY, "127.0.0.1:" + this.port);
+			String id = "shapes-" + RUN + "-" + requests.incrementAndGet();
+			int anonymousBefore = this.ledger.anonymous();
+			List<String> lines = new ArrayList<>(List.of(RequestLedger.REQUEST_ID, id));
+			lines.addAll(variant.headers());
+			int status = new RawHttp(this.port).send(variant.method(), target, lines.toArray(String[]::new));
+			List<EndpointTemplate> charges = this.ledger.charges(id);
+			List<Serving> servings = this.ledger.servings(id);
+			String observation = "status " + status + ", charged " + charges + ", served " + servings;
+			DifferentialOracle.assertRecordedOnce(variant, observation, status, this.ledger.failures(id),
+					this.ledger.anonymous() - anonymousBefore, charges, servings);
+			if (servedAsWritten) {
+				DifferentialOracle.assertChargedAsServed(variant, observation, charges, servings,
+						"which this shape changed");
+			}
+			else {
+				DifferentialOracle.assertCharged(variant, observation, charges, servings);
+			}
+			DifferentialOracle.assertRefusableOnlyIfUnserved(variant, observation, status, charges, servings);
+		}
+
+	}
+
+	/** The resolver as configured when unknown endpoints are rejected. */
+	@TestConfiguration(proxyBeanMethods = false)
+	static class FindsServedUnknown {
+
+		@Bean
+		EndpointResolver rateLimitEndpointResolver(ApplicationContext context) {
+			return new MvcEndpointResolver(context, true);
+		}
+
+	}
+
+	/** Static resources, a welcome page, view controllers: which of them exist decides. */
+	@Nested
+	@SpringBootTest(classes = DifferentialApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+			properties = { "ratelimit.policy.default-rps=100000", "ratelimit.policy.unknown-rps=100000",
+					"spring.flyway.enabled=false", "spring.jpa.open-in-view=false",
+					"spring.web.resources.static-locations=classpath:/differential-static/" })
+	@Import(FindsServedUnknown.class)
+	@DirtiesContext
+	class StaticResources extends Shape {
+
+	}
+
+	/** A single-page application's {@code GET /**} fallback, which serves every path no route takes. */
+	@Nested
+	@SpringBootTest(classes = DifferentialApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+			properties = { "ratelimit.policy.default-rps=100000", "ratelimit.policy.unknown-rps=100000",
+					"spring.flyway.enabled=false", "spring.jpa.open-in-view=false",
+					"spring.web.resources.static-locations=classpath:/differential-static/" })
+	@Import(FindsServedUnknown.class)
+	@ActiveProfiles("spa")
+	@DirtiesContext
+	class SpaFallback extends Shape {
+
+		@Override
+		boolean servesBaseCorpusAsWritten() {
+			return false;
+		}
+
+		@Override
+		List<Variant> ownVariants() {
+			return List.of(new Variant("GET", "/orders/7/edit", "/**", "GET /orders/7/edit (client-side route)"),
+					new Variant("GET", "/api/users/42", "/api/users/{id}", "GET /api/users/42 (a route still)"),
+					new Variant("DELETE", "/orders/7", EndpointVariants.NO_ROUTE, "DELETE /orders/7 (405)"));
+		}
+
+	}
+
+}
