@@ -31,7 +31,9 @@ import org.springframework.web.util.ServletRequestPathUtils;
  * best-matching pattern: the one annotated mappings expose during the lookup, or for
  * URL-based mappings (view controllers, the welcome page) the one they expose once the
  * handler runs. The template charged is therefore the handler that serves the request,
- * whatever encoding, dot segments or path parameters the request uses.
+ * whatever encoding, dot segments or path parameters the request uses. The request is
+ * resolved as the application's {@code UrlHandlerFilter}s pass it on to the handler
+ * ({@link TrailingSlashFilters}), since they run after the limiter.
  * <p>
  * No handler, a lookup failure (405, 415, ...), a catch-all static-resource handler or a
  * non-standard method give {@link EndpointTemplate#UNKNOWN}: never the raw path. Where a
@@ -63,6 +65,8 @@ public final class MvcEndpointResolver implements EndpointResolver {
 	private volatile @Nullable MvcRoutes routes;
 
 	private final AtomicLong nextRoutesCheck = new AtomicLong();
+
+	private volatile @Nullable TrailingSlashFilters trailingSlashFilters;
 
 	// Bounded: one entry per (method, route) of the application.
 	private final Map<String, Map<String, EndpointTemplate>> templates = new ConcurrentHashMap<>();
@@ -102,9 +106,14 @@ public final class MvcEndpointResolver implements EndpointResolver {
 
 	@Override
 	public EndpointTemplate resolve(RateLimitRequest request) {
-		HttpServletRequest servletRequest = request.unwrap(HttpServletRequest.class);
-		if (servletRequest == null) {
+		HttpServletRequest received = request.unwrap(HttpServletRequest.class);
+		if (received == null) {
 			return EndpointTemplate.UNKNOWN;
+		}
+		HttpServletRequest servletRequest = trailingSlashFilters().seenByHandler(received);
+		if (servletRequest == null) {
+			// A filter answers it (a redirect without the trailing slash): served, by no handler.
+			return EndpointTemplate.SERVED_UNKNOWN;
 		}
 		String method = servletRequest.getMethod();
 		boolean standard = STANDARD_METHODS.contains(method);
@@ -201,6 +210,15 @@ public final class MvcEndpointResolver implements EndpointResolver {
 			this.routes = routes;
 		}
 		return routes;
+	}
+
+	private TrailingSlashFilters trailingSlashFilters() {
+		TrailingSlashFilters filters = this.trailingSlashFilters;
+		if (filters == null) {
+			filters = TrailingSlashFilters.of(this.context);
+			this.trailingSlashFilters = filters;
+		}
+		return filters;
 	}
 
 	private List<HandlerMapping> handlerMappings() {

@@ -9,6 +9,7 @@ import java.util.stream.Stream;
 import io.ratelimit.autoconfigure.differential.DifferentialApplication;
 import io.ratelimit.autoconfigure.differential.RequestLedger;
 import io.ratelimit.autoconfigure.differential.RequestLedger.Serving;
+import io.ratelimit.autoconfigure.differential.TrailingSlashConfiguration;
 import io.ratelimit.autoconfigure.testsupport.PostgresDatabase;
 import io.ratelimit.autoconfigure.testsupport.RawHttp;
 import io.ratelimit.autoconfigure.testsupport.TestPostgres;
@@ -158,6 +159,77 @@ class EndpointShapesDifferentialTest {
 					new Variant("DELETE", "/orders/7", EndpointVariants.NO_ROUTE, "DELETE /orders/7 (405)"));
 		}
 
+	}
+
+
+	/**
+	 * {@code UrlHandlerFilter} trimming the trailing slash of {@code /api/**} requests
+	 * before the handler sees them: the slash variants of the corpus now reach routes.
+	 */
+	@Nested
+	@SpringBootTest(classes = DifferentialApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+			properties = { "ratelimit.policy.default-rps=100000", "ratelimit.policy.unknown-rps=100000",
+					"spring.flyway.enabled=false", "spring.jpa.open-in-view=false",
+					"spring.web.resources.static-locations=classpath:/differential-static/" })
+	@Import(FindsServedUnknown.class)
+	@ActiveProfiles(TrailingSlashConfiguration.WRAP)
+	@DirtiesContext
+	class TrailingSlashWrapped extends Shape {
+
+		@Override
+		boolean servesBaseCorpusAsWritten() {
+			return false;
+		}
+
+		@Override
+		List<Variant> ownVariants() {
+			return trailingSlashVariants(true);
+		}
+
+	}
+
+	/** {@code UrlHandlerFilter} redirecting {@code /api/**} requests with a trailing slash. */
+	@Nested
+	@SpringBootTest(classes = DifferentialApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+			properties = { "ratelimit.policy.default-rps=100000", "ratelimit.policy.unknown-rps=100000",
+					"spring.flyway.enabled=false", "spring.jpa.open-in-view=false",
+					"spring.web.resources.static-locations=classpath:/differential-static/" })
+	@Import(FindsServedUnknown.class)
+	@ActiveProfiles(TrailingSlashConfiguration.REDIRECT)
+	@DirtiesContext
+	class TrailingSlashRedirected extends Shape {
+
+		@Override
+		boolean servesBaseCorpusAsWritten() {
+			return false;
+		}
+
+		@Override
+		List<Variant> ownVariants() {
+			return trailingSlashVariants(false);
+		}
+
+	}
+
+	/**
+	 * Trailing slashes under {@code /api/**}: served by the route once trimmed, or
+	 * redirected (served by no handler) when the filter redirects.
+	 */
+	static List<Variant> trailingSlashVariants(boolean wrapped) {
+		List<Variant> variants = new ArrayList<>();
+		String[][] requests = { { "POST", "/api/login/", "/api/login" }, { "GET", "/api/users/42/", "/api/users/{id}" },
+				{ "GET", "/api/products/", "/api/products" }, { "GET", "/api/products/?x=1", "/api/products" },
+				{ "GET", "/api/users/42;x=1/", "/api/users/{id}" }, { "GET", "/api/p%69ng/", "/api/ping" },
+				{ "GET", "/api/caf%C3%A9/", "/api/caf\u00e9" }, { "HEAD", "/api/users/42/", "/api/users/{id}" },
+				{ "GET", "/api/files/a/", "/api/files/{*rest}" }, { "GET", "/api/users/42//", EndpointVariants.NO_ROUTE },
+				{ "GET", "/api/nowhere/", EndpointVariants.NO_ROUTE }, { "GET", "/index.html/", EndpointVariants.NO_ROUTE },
+				{ "FOO", "/api/any/", "/api/any" } };
+		for (String[] request : requests) {
+			String servedBy = (wrapped || request[2].equals(EndpointVariants.NO_ROUTE)
+					|| !request[1].startsWith("/api/")) ? request[2] : EndpointVariants.NO_ROUTE;
+			variants.add(new Variant(request[0], request[1], servedBy, request[0] + " " + request[1]));
+		}
+		return variants;
 	}
 
 }
