@@ -53,6 +53,18 @@ public final class MvcEndpointResolver implements EndpointResolver {
 	private static final Set<String> STANDARD_METHODS = Set.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE",
 			"OPTIONS", "TRACE");
 
+	/**
+	 * The pattern a route's template is made of: versions of one path that different
+	 * handlers serve get templates of their own, e.g. {@code GET /api/orders/export;version=2},
+	 * which no request path can spell (a path parameter never reaches a pattern).
+	 * @param pattern the route's path pattern
+	 * @param version the API version the route was mapped with, if any
+	 * @return the pattern, with {@code ;version=} and the version if there is one
+	 */
+	static String versioned(String pattern, @Nullable String version) {
+		return (version != null) ? pattern + ";version=" + version : pattern;
+	}
+
 	/** The template path of a catch-all route, which is not a template (DESIGN 3.1). */
 	static final String CATCH_ALL = "/**";
 
@@ -139,7 +151,7 @@ public final class MvcEndpointResolver implements EndpointResolver {
 			// An invented method never mints a template, even when a handler serves it.
 			return servedWithoutTemplate(match, lookup, path);
 		}
-		EndpointTemplate template = template(method, pattern);
+		EndpointTemplate template = template(method, versioned(pattern, match.version()));
 		if (match.byMethodAndPath()) {
 			routes.cache(method, requestUri, template);
 		}

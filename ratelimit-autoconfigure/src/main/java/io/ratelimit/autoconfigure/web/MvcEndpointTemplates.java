@@ -125,9 +125,10 @@ public final class MvcEndpointTemplates implements SmartInitializingSingleton {
 		Set<RequestMethod> declared = info.getMethodsCondition().getMethods();
 		List<String> methods = declared.isEmpty() ? STANDARD_METHODS
 				: declared.stream().map(RequestMethod::name).toList();
+		String version = info.getVersionCondition().getVersion();
 		for (String pattern : info.getPatternValues()) {
 			for (String method : methods) {
-				add(known, unnamed, method, pattern);
+				add(known, unnamed, method, MvcEndpointResolver.versioned(pattern, version));
 			}
 		}
 	}

@@ -183,7 +183,8 @@ final class MvcRoutes {
 			String pattern = templatePattern(mapping, chain, lookup);
 			boolean byMethodAndPath = pattern != null && byPath && index != null
 					&& index.matchesOnlyByMethodAndPath(path);
-			return new Match(pattern, byMethodAndPath, mapping, chain.getHandler());
+			String version = (pattern != null) ? versionOf(i, chain.getHandler()) : null;
+			return new Match(pattern, version, byMethodAndPath, mapping, chain.getHandler());
 		}
 		return null;
 	}
@@ -222,6 +223,11 @@ final class MvcRoutes {
 		RequestMappingIndex index = this.indexes.get(i);
 		return (index != null && ((AbstractHandlerMapping) this.mappings.get(i)).getDefaultHandler() == null) ? index
 				: null;
+	}
+
+	private @Nullable String versionOf(int i, Object handler) {
+		RequestMappingIndex index = this.indexes.get(i);
+		return (index != null) ? index.versionOf(handler) : null;
 	}
 
 	private static boolean isEmptyRouter(HandlerMapping mapping) {
@@ -282,12 +288,14 @@ final class MvcRoutes {
 	 * @param pattern the handler's best-matching pattern, or {@code null} if the handler
 	 * serves the request without a route pattern: static resources, a catch-all
 	 * {@code /**}, a default handler
+	 * @param version the API version the handler was mapped with, if any
 	 * @param byMethodAndPath whether any request with the same method and path is served by
 	 * the same pattern, whatever else it carries
 	 * @param mapping the handler mapping that found the handler
 	 * @param handler the handler
 	 */
-	record Match(@Nullable String pattern, boolean byMethodAndPath, HandlerMapping mapping, Object handler) {
+	record Match(@Nullable String pattern, @Nullable String version, boolean byMethodAndPath, HandlerMapping mapping,
+			Object handler) {
 	}
 
 	/** The cached templates of one path, by {@link #methodIndex}. */

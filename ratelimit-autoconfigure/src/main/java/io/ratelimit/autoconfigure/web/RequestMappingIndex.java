@@ -3,6 +3,7 @@ package io.ratelimit.autoconfigure.web;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -10,6 +11,7 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.server.PathContainer;
+import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.servlet.mvc.condition.PathPatternsRequestCondition;
 import org.springframework.web.servlet.mvc.method.RequestMappingInfo;
 import org.springframework.web.servlet.mvc.method.RequestMappingInfoHandlerMapping;
@@ -30,7 +32,9 @@ import org.springframework.web.util.pattern.PathPatternParser;
  * this path;</li>
  * <li>{@link #matchesOnlyByMethodAndPath}: whether every route whose pattern matches the
  * path has no condition but its methods, so that the handler the mapping chooses for the
- * path depends on nothing but the method: no header, parameter or content type.</li>
+ * path depends on nothing but the method: no header, parameter, content type or API
+ * version (with an API version strategy, no route qualifies: the version of every request
+ * is checked).</li>
  * </ul>
  * A pattern that is not case-sensitive, or uses another separator than {@code /}, is
  * indexed under no segment and so always considered.
@@ -46,15 +50,28 @@ final class RequestMappingIndex {
 
 	private final Node root = new Node();
 
-	private RequestMappingIndex(Set<RequestMappingInfo> infos) {
-		this.infos = infos;
-		for (RequestMappingInfo info : infos) {
+	/** The declared API version of each versioned handler method; see {@link #versionOf}. */
+	private final Map<Method, String> versions = new HashMap<>();
+
+	private RequestMappingIndex(Map<RequestMappingInfo, HandlerMethod> handlerMethods, boolean versioned) {
+		this.infos = Set.copyOf(handlerMethods.keySet());
+		Set<Method> ambiguous = new HashSet<>();
+		handlerMethods.forEach((info, handlerMethod) -> {
 			PathPatternsRequestCondition condition = info.getPathPatternsCondition();
-			boolean conditioned = hasConditionsBeyondMethodAndPath(info);
+			// With an API version strategy, every request's version decides too: an invalid one
+			// is answered 400 by the lookup, whatever route the path matches.
+			boolean conditioned = versioned || hasConditionsBeyondMethodAndPath(info);
 			for (PathPattern pattern : condition.getPatterns()) {
 				add(new Route(condition, conditioned), pattern);
 			}
-		}
+			String version = info.getVersionCondition().getVersion();
+			String earlier = (version != null) ? this.versions.putIfAbsent(handlerMethod.getMethod(), version) : null;
+			if (earlier != null && !earlier.equals(version)) {
+				ambiguous.add(handlerMethod.getMethod());
+			}
+		});
+		// One method mapped under several versions cannot tell which of them matched.
+		ambiguous.forEach(this.versions::remove);
 	}
 
 	/**
@@ -67,13 +84,25 @@ final class RequestMappingIndex {
 		if (!mapping.usesPathPatterns() || overridesLookup(mapping.getClass())) {
 			return null;
 		}
-		Set<RequestMappingInfo> infos = mapping.getHandlerMethods().keySet();
-		for (RequestMappingInfo info : infos) {
+		Map<RequestMappingInfo, HandlerMethod> handlerMethods = mapping.getHandlerMethods();
+		for (RequestMappingInfo info : handlerMethods.keySet()) {
 			if (info.getPathPatternsCondition() == null) {
 				return null;
 			}
 		}
-		return new RequestMappingIndex(infos);
+		return new RequestMappingIndex(handlerMethods, mapping.getApiVersionStrategy() != null);
+	}
+
+	/**
+	 * Returns the API version a handler was mapped with, so that versions of one path served
+	 * by different handlers are told apart.
+	 * @param handler the handler the mapping returned
+	 * @return the version declared on its mapping, e.g. {@code 2} or {@code 1.1+}, or
+	 * {@code null} if the handler is not versioned
+	 */
+	@Nullable String versionOf(Object handler) {
+		return (handler instanceof HandlerMethod handlerMethod && !this.versions.isEmpty())
+				? this.versions.get(handlerMethod.getMethod()) : null;
 	}
 
 	/**
@@ -207,7 +236,7 @@ final class RequestMappingIndex {
 	private static boolean hasConditionsBeyondMethodAndPath(RequestMappingInfo info) {
 		return !info.getParamsCondition().isEmpty() || !info.getHeadersCondition().isEmpty()
 				|| !info.getConsumesCondition().isEmpty() || !info.getProducesCondition().isEmpty()
-				|| info.getCustomCondition() != null;
+				|| info.getVersionCondition().getVersion() != null || info.getCustomCondition() != null;
 	}
 
 	private static boolean overridesLookup(Class<?> type) {

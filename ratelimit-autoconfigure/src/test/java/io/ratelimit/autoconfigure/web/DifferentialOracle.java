@@ -38,7 +38,9 @@ final class DifferentialOracle {
 			// A handler without a route pattern, or static resources: no template (SPEC-HTTP 4).
 			return EndpointTemplate.UNKNOWN;
 		}
-		EndpointTemplate template = EndpointTemplate.fromPattern(serving.method(), pattern);
+		// Versions of one path that different handlers serve are told apart (README).
+		String versioned = (serving.version() != null) ? pattern + ";version=" + serving.version() : pattern;
+		EndpointTemplate template = EndpointTemplate.fromPattern(serving.method(), versioned);
 		// A catch-all route (/**, /{*path}) is no template either: it would swallow UNKNOWN.
 		return "/**".equals(template.path()) ? EndpointTemplate.UNKNOWN : template;
 	}

@@ -4,12 +4,15 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiFunction;
 import java.util.stream.Stream;
 
 import io.ratelimit.autoconfigure.differential.DifferentialApplication;
+import io.ratelimit.autoconfigure.differential.PathVersionedController;
 import io.ratelimit.autoconfigure.differential.RequestLedger;
 import io.ratelimit.autoconfigure.differential.RequestLedger.Serving;
 import io.ratelimit.autoconfigure.differential.TrailingSlashConfiguration;
+import io.ratelimit.autoconfigure.differential.VersionedController;
 import io.ratelimit.autoconfigure.testsupport.PostgresDatabase;
 import io.ratelimit.autoconfigure.testsupport.RawHttp;
 import io.ratelimit.autoconfigure.testsupport.TestPostgres;
@@ -52,6 +55,9 @@ class EndpointShapesDifferentialTest {
 
 	private static final AtomicInteger requests = new AtomicInteger();
 
+	/** What serves a variant, where the variant is checked by the central invariant alone. */
+	static final String UNCHECKED = "(unchecked)";
+
 	@DynamicPropertySource
 	static void database(DynamicPropertyRegistry registry) {
 		database.register(registry);
@@ -68,7 +74,10 @@ class EndpointShapesDifferentialTest {
 		@Autowired
 		private RequestLedger ledger;
 
-		/** The variants only this shape has, with what serves them in it. */
+		/**
+		 * The variants only this shape has, with what serves them in it, or
+		 * {@link #UNCHECKED} where only the charge is checked against what served.
+		 */
 		List<Variant> ownVariants() {
 			return List.of();
 		}
@@ -85,7 +94,8 @@ class EndpointShapesDifferentialTest {
 				.map((variant) -> DynamicTest.dynamicTest(variant.name(),
 						() -> check(variant, servesBaseCorpusAsWritten())));
 			Stream<DynamicTest> own = ownVariants().stream()
-				.map((variant) -> DynamicTest.dynamicTest("shape: " + variant.name(), () -> check(variant, true)));
+				.map((variant) -> DynamicTest.dynamicTest("shape: " + variant.name(),
+						() -> check(variant, !variant.servedBy().equals(UNCHECKED))));
 			return Stream.concat(own, base);
 		}
 
@@ -229,6 +239,99 @@ class EndpointShapesDifferentialTest {
 					|| !request[1].startsWith("/api/")) ? request[2] : EndpointVariants.NO_ROUTE;
 			variants.add(new Variant(request[0], request[1], servedBy, request[0] + " " + request[1]));
 		}
+		return variants;
+	}
+
+	/** API versions in the {@code API-Version} header. */
+	@Nested
+	@SpringBootTest(classes = DifferentialApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+			properties = { "ratelimit.policy.default-rps=100000", "ratelimit.policy.unknown-rps=100000",
+					"spring.flyway.enabled=false", "spring.jpa.open-in-view=false",
+					"spring.web.resources.static-locations=classpath:/differential-static/",
+					"spring.mvc.apiversion.use.header=API-Version", "spring.mvc.apiversion.supported=1,2",
+					"spring.mvc.apiversion.default=1" })
+	@Import(FindsServedUnknown.class)
+	@ActiveProfiles(VersionedController.HEADER)
+	@DirtiesContext
+	class VersionInHeader extends Shape {
+
+		@Override
+		List<Variant> ownVariants() {
+			return versionVariants((target, version) -> new Variant("GET", target, UNCHECKED,
+					"GET " + target + " with API-Version " + version, "API-Version", version));
+		}
+
+	}
+
+	/** API versions in the {@code version} query parameter. */
+	@Nested
+	@SpringBootTest(classes = DifferentialApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+			properties = { "ratelimit.policy.default-rps=100000", "ratelimit.policy.unknown-rps=100000",
+					"spring.flyway.enabled=false", "spring.jpa.open-in-view=false",
+					"spring.web.resources.static-locations=classpath:/differential-static/",
+					"spring.mvc.apiversion.use.query-parameter=version", "spring.mvc.apiversion.supported=1,2",
+					"spring.mvc.apiversion.default=1" })
+	@Import(FindsServedUnknown.class)
+	@ActiveProfiles(VersionedController.QUERY)
+	@DirtiesContext
+	class VersionInQueryParameter extends Shape {
+
+		@Override
+		List<Variant> ownVariants() {
+			return versionVariants((target, version) -> new Variant("GET", target + "?version=" + version, UNCHECKED,
+					"GET " + target + "?version=" + version));
+		}
+
+	}
+
+	/**
+	 * API versions in the second path segment: the corpus's own paths have none there, so
+	 * Spring MVC answers them 400 (served by nothing).
+	 */
+	@Nested
+	@SpringBootTest(classes = DifferentialApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
+			properties = { "ratelimit.policy.default-rps=100000", "ratelimit.policy.unknown-rps=100000",
+					"spring.flyway.enabled=false", "spring.jpa.open-in-view=false",
+					"spring.web.resources.static-locations=classpath:/differential-static/",
+					"spring.mvc.apiversion.use.path-segment=1", "spring.mvc.apiversion.supported=1,2",
+					"spring.mvc.apiversion.default=1" })
+	@Import(FindsServedUnknown.class)
+	@ActiveProfiles(PathVersionedController.PATH)
+	@DirtiesContext
+	class VersionInPathSegment extends Shape {
+
+		@Override
+		boolean servesBaseCorpusAsWritten() {
+			return false;
+		}
+
+		@Override
+		List<Variant> ownVariants() {
+			return versionVariants((target, version) -> {
+				String versioned = target.replaceFirst("^/api/", "/api/" + version + "/");
+				return new Variant("GET", versioned, UNCHECKED, "GET " + versioned);
+			});
+		}
+
+	}
+
+	/**
+	 * Versions 1 and 2 of the versioned routes, each path primed by either version first,
+	 * checked by their charge against what served them.
+	 */
+	static List<Variant> versionVariants(BiFunction<String, String, Variant> variant) {
+		List<Variant> variants = new ArrayList<>();
+		for (String first : List.of("1", "2")) {
+			String second = first.equals("1") ? "2" : "1";
+			for (String path : List.of("/api/versioned/orders/export;first=" + first,
+					"/api/versioned/reports;first=" + first)) {
+				variants.add(variant.apply(path, first));
+				variants.add(variant.apply(path, second));
+				variants.add(variant.apply(path, first));
+			}
+		}
+		variants.add(variant.apply("/api/versioned/orders/7", "2"));
+		variants.add(variant.apply("/api/versioned/reports", "3"));
 		return variants;
 	}
 
