@@ -1,6 +1,7 @@
 package io.ratelimit.autoconfigure.web;
 
 import java.io.IOException;
+import java.lang.reflect.Array;
 import java.lang.reflect.Proxy;
 import java.util.ArrayList;
 import java.util.List;
@@ -8,6 +9,7 @@ import java.util.List;
 import jakarta.servlet.FilterChain;
 import jakarta.servlet.ServletException;
 import jakarta.servlet.ServletRequest;
+import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.jspecify.annotations.Nullable;
@@ -88,17 +90,9 @@ final class TrailingSlashFilters {
 		return seen;
 	}
 
+	/** Nothing, as the method's return type spells it: {@code false}, zero or {@code null}. */
 	private static @Nullable Object defaultValue(Class<?> type) {
-		if (type == boolean.class) {
-			return false;
-		}
-		if (type == int.class) {
-			return 0;
-		}
-		if (type == long.class) {
-			return 0L;
-		}
-		return null;
+		return type.isPrimitive() && type != void.class ? Array.get(Array.newInstance(type, 1), 0) : null;
 	}
 
 	/** Catches the request a filter passes on, instead of passing it further. */
@@ -107,7 +101,7 @@ final class TrailingSlashFilters {
 		private @Nullable HttpServletRequest passedOn;
 
 		@Override
-		public void doFilter(ServletRequest request, jakarta.servlet.ServletResponse response) {
+		public void doFilter(ServletRequest request, ServletResponse response) {
 			this.passedOn = (HttpServletRequest) request;
 		}
 
