@@ -39,7 +39,8 @@ import org.springframework.web.util.ServletRequestPathUtils;
  * non-standard method give {@link EndpointTemplate#UNKNOWN}: never the raw path. Where a
  * handler serves the request all the same (static resources, a catch-all {@code /**}, a
  * method-less mapping), that is {@link EndpointTemplate#SERVED_UNKNOWN}, so that rejecting
- * unknown endpoints never refuses it.
+ * unknown endpoints never refuses it. A route mapped with an API version has the version in
+ * its template ({@link #versioned}).
  * <p>
  * Asking every mapping costs time in proportion to the number of routes, so the resolver
  * skips the annotated mappings none of whose patterns can match the path, and remembers
@@ -52,18 +53,6 @@ public final class MvcEndpointResolver implements EndpointResolver {
 	/** Methods that can form templates; anything else is UNKNOWN, so invented methods cannot mint templates. */
 	private static final Set<String> STANDARD_METHODS = Set.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE",
 			"OPTIONS", "TRACE");
-
-	/**
-	 * The pattern a route's template is made of: versions of one path that different
-	 * handlers serve get templates of their own, e.g. {@code GET /api/orders/export;version=2},
-	 * which no request path can spell (a path parameter never reaches a pattern).
-	 * @param pattern the route's path pattern
-	 * @param version the API version the route was mapped with, if any
-	 * @return the pattern, with {@code ;version=} and the version if there is one
-	 */
-	static String versioned(String pattern, @Nullable String version) {
-		return (version != null) ? pattern + ";version=" + version : pattern;
-	}
 
 	/** The template path of a catch-all route, which is not a template (DESIGN 3.1). */
 	static final String CATCH_ALL = "/**";
@@ -200,6 +189,18 @@ public final class MvcEndpointResolver implements EndpointResolver {
 		catch (IllegalArgumentException ex) {
 			return EndpointTemplate.SERVED_UNKNOWN;
 		}
+	}
+
+	/**
+	 * The pattern a route's template is made of: versions of one path that different
+	 * handlers serve get templates of their own, e.g. {@code GET /api/orders/export;version=2},
+	 * which no request path can spell (a path parameter never reaches a pattern).
+	 * @param pattern the route's path pattern
+	 * @param version the API version the route was mapped with, if any
+	 * @return the pattern, with {@code ;version=} and the version if there is one
+	 */
+	static String versioned(String pattern, @Nullable String version) {
+		return (version != null) ? pattern + ";version=" + version : pattern;
 	}
 
 	/**

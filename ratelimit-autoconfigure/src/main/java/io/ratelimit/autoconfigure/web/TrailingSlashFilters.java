@@ -79,8 +79,8 @@ final class TrailingSlashFilters {
 				filter.doFilter(new IsolatedAttributesRequest(seen), DISCARDING_RESPONSE, capture);
 			}
 			catch (IOException | ServletException | RuntimeException ex) {
-				// The filter will fail the same way in the chain, before any handler.
-				return null;
+				// The filter will fail the same way in the chain, before any handler sees it.
+				return request;
 			}
 			if (capture.passedOn == null) {
 				return null;
