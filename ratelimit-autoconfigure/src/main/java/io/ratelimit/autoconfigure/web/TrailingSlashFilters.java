@@ -14,6 +14,7 @@ import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 import org.jspecify.annotations.Nullable;
 
+import org.springframework.beans.factory.BeanFactoryUtils;
 import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.ApplicationContext;
 import org.springframework.web.filter.UrlHandlerFilter;
@@ -49,8 +50,11 @@ final class TrailingSlashFilters {
 	 * @return the filters, possibly none
 	 */
 	static TrailingSlashFilters of(ApplicationContext context) {
-		List<UrlHandlerFilter> filters = new ArrayList<>(context.getBeansOfType(UrlHandlerFilter.class).values());
-		for (FilterRegistrationBean<?> registration : context.getBeansOfType(FilterRegistrationBean.class).values()) {
+		List<UrlHandlerFilter> filters = new ArrayList<>(
+				BeanFactoryUtils.beansOfTypeIncludingAncestors(context, UrlHandlerFilter.class, false, false).values());
+		for (FilterRegistrationBean<?> registration : BeanFactoryUtils
+			.beansOfTypeIncludingAncestors(context, FilterRegistrationBean.class, false, false)
+			.values()) {
 			if (registration.getFilter() instanceof UrlHandlerFilter filter && !filters.contains(filter)) {
 				filters.add(filter);
 			}
