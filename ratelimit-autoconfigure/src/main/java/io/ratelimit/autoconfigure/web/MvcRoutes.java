@@ -53,6 +53,8 @@ final class MvcRoutes {
 
 	private final List<@Nullable RequestMappingIndex> indexes;
 
+	private final List<HandlerVersions> versions;
+
 	/**
 	 * Keyed by path alone, each entry holding a template per method, so that a hit allocates
 	 * no key (a method-and-path key was 24 of the limiter's bytes per request).
@@ -65,9 +67,12 @@ final class MvcRoutes {
 	private MvcRoutes(List<HandlerMapping> mappings) {
 		this.mappings = mappings;
 		this.indexes = new ArrayList<>(mappings.size());
+		this.versions = new ArrayList<>(mappings.size());
 		for (HandlerMapping mapping : mappings) {
-			this.indexes.add((mapping instanceof RequestMappingInfoHandlerMapping annotated)
-					? RequestMappingIndex.of(annotated) : null);
+			boolean annotated = mapping instanceof RequestMappingInfoHandlerMapping;
+			this.indexes.add(annotated ? RequestMappingIndex.of((RequestMappingInfoHandlerMapping) mapping) : null);
+			this.versions.add(annotated ? HandlerVersions.of((RequestMappingInfoHandlerMapping) mapping)
+					: HandlerVersions.NONE);
 		}
 	}
 
@@ -183,7 +188,7 @@ final class MvcRoutes {
 			String pattern = templatePattern(mapping, chain, lookup);
 			boolean byMethodAndPath = pattern != null && byPath && index != null
 					&& index.matchesOnlyByMethodAndPath(path);
-			String version = (pattern != null) ? versionOf(i, chain.getHandler()) : null;
+			String version = (pattern != null) ? this.versions.get(i).versionOf(chain.getHandler()) : null;
 			return new Match(pattern, version, byMethodAndPath, mapping, chain.getHandler());
 		}
 		return null;
@@ -223,11 +228,6 @@ final class MvcRoutes {
 		RequestMappingIndex index = this.indexes.get(i);
 		return (index != null && ((AbstractHandlerMapping) this.mappings.get(i)).getDefaultHandler() == null) ? index
 				: null;
-	}
-
-	private @Nullable String versionOf(int i, Object handler) {
-		RequestMappingIndex index = this.indexes.get(i);
-		return (index != null) ? index.versionOf(handler) : null;
 	}
 
 	private static boolean isEmptyRouter(HandlerMapping mapping) {

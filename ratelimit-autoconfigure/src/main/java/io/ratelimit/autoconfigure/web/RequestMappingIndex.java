@@ -3,7 +3,6 @@ package io.ratelimit.autoconfigure.web;
 import java.lang.reflect.Method;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -11,7 +10,6 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.http.server.PathContainer;
-import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.servlet.mvc.condition.PathPatternsRequestCondition;
 import org.springframework.web.servlet.mvc.method.RequestMappingInfo;
 import org.springframework.web.servlet.mvc.method.RequestMappingInfoHandlerMapping;
@@ -50,13 +48,9 @@ final class RequestMappingIndex {
 
 	private final Node root = new Node();
 
-	/** The declared API version of each versioned handler method; see {@link #versionOf}. */
-	private final Map<Method, String> versions = new HashMap<>();
-
-	private RequestMappingIndex(Map<RequestMappingInfo, HandlerMethod> handlerMethods, boolean versioned) {
-		this.infos = Set.copyOf(handlerMethods.keySet());
-		Set<Method> ambiguous = new HashSet<>();
-		handlerMethods.forEach((info, handlerMethod) -> {
+	private RequestMappingIndex(Set<RequestMappingInfo> infos, boolean versioned) {
+		this.infos = infos;
+		for (RequestMappingInfo info : infos) {
 			PathPatternsRequestCondition condition = info.getPathPatternsCondition();
 			// With an API version strategy, every request's version decides too: an invalid one
 			// is answered 400 by the lookup, whatever route the path matches.
@@ -64,14 +58,7 @@ final class RequestMappingIndex {
 			for (PathPattern pattern : condition.getPatterns()) {
 				add(new Route(condition, conditioned), pattern);
 			}
-			String version = info.getVersionCondition().getVersion();
-			String earlier = (version != null) ? this.versions.putIfAbsent(handlerMethod.getMethod(), version) : null;
-			if (earlier != null && !earlier.equals(version)) {
-				ambiguous.add(handlerMethod.getMethod());
-			}
-		});
-		// One method mapped under several versions cannot tell which of them matched.
-		ambiguous.forEach(this.versions::remove);
+		}
 	}
 
 	/**
@@ -84,25 +71,13 @@ final class RequestMappingIndex {
 		if (!mapping.usesPathPatterns() || overridesLookup(mapping.getClass())) {
 			return null;
 		}
-		Map<RequestMappingInfo, HandlerMethod> handlerMethods = mapping.getHandlerMethods();
-		for (RequestMappingInfo info : handlerMethods.keySet()) {
+		Set<RequestMappingInfo> infos = mapping.getHandlerMethods().keySet();
+		for (RequestMappingInfo info : infos) {
 			if (info.getPathPatternsCondition() == null) {
 				return null;
 			}
 		}
-		return new RequestMappingIndex(handlerMethods, mapping.getApiVersionStrategy() != null);
-	}
-
-	/**
-	 * Returns the API version a handler was mapped with, so that versions of one path served
-	 * by different handlers are told apart.
-	 * @param handler the handler the mapping returned
-	 * @return the version declared on its mapping, e.g. {@code 2} or {@code 1.1+}, or
-	 * {@code null} if the handler is not versioned
-	 */
-	@Nullable String versionOf(Object handler) {
-		return (handler instanceof HandlerMethod handlerMethod && !this.versions.isEmpty())
-				? this.versions.get(handlerMethod.getMethod()) : null;
+		return new RequestMappingIndex(infos, mapping.getApiVersionStrategy() != null);
 	}
 
 	/**
