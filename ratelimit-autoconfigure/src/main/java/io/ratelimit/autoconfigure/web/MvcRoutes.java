@@ -32,8 +32,8 @@ import org.springframework.web.util.pattern.PathPattern;
  * <p>
  * A path enters the cache only if it matched a route, every mapping asked before the one
  * that matched provably returns nothing for that path whatever the request's headers and
- * parameters, and no route with a header, parameter, content-type or custom condition
- * matches it. Paths that match no route never enter it, and neither do long paths nor
+ * parameters, and no route with a header, parameter, content-type, API version or custom
+ * condition matches it (in a mapping with an API version strategy, no route qualifies). Paths that match no route never enter it, and neither do long paths nor
  * {@code OPTIONS} (CORS preflights are matched by their requested method), so random paths
  * cannot fill it with anything but evictions, and what it holds is what Spring MVC would
  * answer. A snapshot: the resolver replaces it when a mapping's routes change.

@@ -73,11 +73,14 @@ public final class EndpointTemplate {
 
 	/**
 	 * Returns the template of a Spring style path pattern: {@code {id}} and
-	 * {@code {id:\d+}} become {@code *}, {@code {*rest}} becomes {@code **}.
+	 * {@code {id:\d+}} become {@code *}, {@code {*rest}} becomes {@code **}, and a literal
+	 * character a template cannot hold becomes percent-escapes of its UTF-8 bytes
+	 * ({@code /api/café} is {@code /api/caf%C3%A9}).
 	 * @param method the HTTP method, upper case
 	 * @param pattern the path pattern, e.g. {@code /api/users/{id}}
 	 * @return the template
-	 * @throws IllegalArgumentException if the pattern cannot be a template
+	 * @throws IllegalArgumentException if the method is malformed, or the pattern too long
+	 * for a template once escaped
 	 */
 	public static EndpointTemplate fromPattern(String method, String pattern) {
 		Objects.requireNonNull(pattern, "pattern must not be null");
