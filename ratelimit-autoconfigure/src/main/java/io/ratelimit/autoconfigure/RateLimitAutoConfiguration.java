@@ -118,8 +118,9 @@ public class RateLimitAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	EndpointResolver rateLimitEndpointResolver(ApplicationContext context) {
-		return new MvcEndpointResolver(context);
+	EndpointResolver rateLimitEndpointResolver(ApplicationContext context, RateLimitProperties properties) {
+		return new MvcEndpointResolver(context,
+				properties.getUnknownEndpoint() == RateLimitProperties.UnknownEndpoint.REJECT);
 	}
 
 	@Bean

@@ -35,9 +35,10 @@ public class RateLimitProperties {
 	private @Nullable String keySecret;
 
 	/**
-	 * What happens to requests for which the application has no handler: 'limit' charges
-	 * them to the UNKNOWN policy by client network, 'reject' answers 404 before any identity
-	 * work.
+	 * What happens to requests for which the application has no endpoint template: 'limit'
+	 * charges them to the UNKNOWN policy by client network, 'reject' answers 404 before any
+	 * identity work to those nothing serves (static resources and catch-all routes stay
+	 * limited as UNKNOWN).
 	 */
 	private UnknownEndpoint unknownEndpoint = UnknownEndpoint.LIMIT;
 
@@ -176,7 +177,7 @@ public class RateLimitProperties {
 		/** Charge them to the UNKNOWN policy, keyed by client network. */
 		LIMIT,
 
-		/** Answer 404 before any identity work. */
+		/** Answer 404 before any identity work, unless a handler serves them without a template. */
 		REJECT
 
 	}

@@ -57,11 +57,15 @@ public class RateLimitSecurityAutoConfiguration {
 
 		@Bean
 		@ConditionalOnMissingBean
-		EndpointResolver rateLimitEndpointResolver(ApplicationContext context, ObjectProvider<HttpFirewall> firewall) {
+		EndpointResolver rateLimitEndpointResolver(ApplicationContext context, ObjectProvider<HttpFirewall> firewall,
+				RateLimitProperties properties) {
+			// Only rejecting unknown endpoints needs to know which of them nothing serves.
+			boolean findsServedUnknown = properties.getUnknownEndpoint() == RateLimitProperties.UnknownEndpoint.REJECT;
 			// Spring Security uses the application's firewall bean, or a strict one of its own.
 			HttpFirewall own = firewall.getIfAvailable();
-			return (own != null) ? FirewalledEndpointResolver.of(own, new MvcEndpointResolver(context))
-					: FirewalledEndpointResolver.withDefaultFirewall(context);
+			return (own != null)
+					? FirewalledEndpointResolver.of(own, new MvcEndpointResolver(context, findsServedUnknown))
+					: FirewalledEndpointResolver.withDefaultFirewall(context, findsServedUnknown);
 		}
 
 	}

@@ -92,7 +92,7 @@ public final class RateLimiter {
 	 */
 	public Decision evaluate(RateLimitRequest request) {
 		EndpointTemplate endpoint = this.endpoints.resolve(request);
-		if (endpoint.isUnknown() && this.rejectUnknownEndpoints) {
+		if (this.rejectUnknownEndpoints && endpoint.isServedByNothing()) {
 			return Decision.unknownEndpoint(this.policies.current().unknownPolicy());
 		}
 		// Unknown endpoints are limited by network alone: no credential work for random paths.
@@ -333,7 +333,8 @@ public final class RateLimiter {
 		/**
 		 * Sets whether requests the application has no endpoint for are refused at once
 		 * ({@link Decision.Outcome#UNKNOWN_ENDPOINT}), before any identity work and without a
-		 * bucket, instead of being limited under the {@code UNKNOWN} policy.
+		 * bucket, instead of being limited under the {@code UNKNOWN} policy. Only those that
+		 * nothing serves: {@link EndpointTemplate#SERVED_UNKNOWN} is limited as usual.
 		 * @param rejectUnknownEndpoints whether to refuse unknown endpoints
 		 * @return this builder
 		 */

@@ -170,6 +170,23 @@ class RateLimiterTest {
 	}
 
 	@Test
+	void evaluateWhenUnknownEndpointsRejectedButRequestServedThenLimitedAsUnknown() {
+		PolicySettings settings = PolicySettings.of(new BigDecimal("5"), new BigDecimal("2"), BigDecimal.valueOf(2));
+		ReloadablePolicies policies = new ReloadablePolicies(List::of, settings, this.time);
+		RateLimiter limiter = RateLimiter.builder((request) -> EndpointTemplate.SERVED_UNKNOWN, policies)
+			.buckets(LocalBucketStore.create(100, this.time))
+			.rejectUnknownEndpoints(true)
+			.build();
+
+		Decision decision = limiter.evaluate(TestRequest.get("/site.css"));
+
+		assertThat(decision.outcome()).isEqualTo(Decision.Outcome.ALLOWED);
+		assertThat(decision.endpoint()).isEqualTo(EndpointTemplate.UNKNOWN);
+		assertThat(decision.policy().endpoint()).isEqualTo(EndpointTemplate.UNKNOWN);
+		assertThat(decision.hasHeaders()).isTrue();
+	}
+
+	@Test
 	void evaluateWhenUnknownEndpointsRejectedThenRefusedWithoutBucketOrIdentityWork() {
 		PolicySettings settings = PolicySettings.of(new BigDecimal("5"), new BigDecimal("2"), BigDecimal.valueOf(2));
 		ReloadablePolicies policies = new ReloadablePolicies(List::of, settings, this.time);

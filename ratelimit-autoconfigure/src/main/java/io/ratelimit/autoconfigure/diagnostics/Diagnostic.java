@@ -76,7 +76,14 @@ public enum Diagnostic {
 	 * serves (no handler, no Spring Security authentication filter), so its account buckets
 	 * protect nothing.
 	 */
-	W011;
+	W011,
+
+	/**
+	 * A route of the application has a pattern no endpoint template can name (too long once
+	 * the characters a template cannot hold are escaped), so its requests are charged to
+	 * the {@code UNKNOWN} policy.
+	 */
+	W012;
 
 	/**
 	 * Returns a log message that starts with this code.

@@ -86,7 +86,20 @@ public final class FirewalledEndpointResolver implements EndpointResolver {
 	 * @return the resolver
 	 */
 	public static FirewalledEndpointResolver withDefaultFirewall(ApplicationContext context) {
-		MvcEndpointResolver handlers = new MvcEndpointResolver(context);
+		return withDefaultFirewall(context, false);
+	}
+
+	/**
+	 * Creates a resolver that applies Spring Security's default firewall in front of Spring
+	 * MVC's handler mappings, through an {@link MvcEndpointResolver} of its own.
+	 * @param context the application context whose handler mappings serve requests
+	 * @param findsServedUnknown whether that resolver finds out, at a cost, which requests
+	 * without a template nothing serves (see {@link MvcEndpointResolver})
+	 * @return the resolver
+	 */
+	public static FirewalledEndpointResolver withDefaultFirewall(ApplicationContext context,
+			boolean findsServedUnknown) {
+		MvcEndpointResolver handlers = new MvcEndpointResolver(context, findsServedUnknown);
 		return new FirewalledEndpointResolver(new StrictHttpFirewall(), handlers, true, handlers);
 	}
 

@@ -75,7 +75,9 @@ public final class LoginEndpointResolver implements EndpointResolver {
 		EndpointTemplate endpoint = this.delegate.resolve(request);
 		Routes routes = routes();
 		if (endpoint.isUnknown()) {
-			return routes.unknownToHandler(request);
+			EndpointTemplate login = routes.unknownToHandler(request);
+			// No login: the delegate's own answer, which may say that something serves it.
+			return (login != null) ? login : endpoint;
 		}
 		return routes.aliases.getOrDefault(endpoint, endpoint);
 	}
@@ -190,13 +192,13 @@ public final class LoginEndpointResolver implements EndpointResolver {
 		 * Returns the login an unknown request is, if any: a login served by a filter, or a
 		 * non-standard method sent to a login handler mapped without a method.
 		 */
-		EndpointTemplate unknownToHandler(RateLimitRequest request) {
+		@Nullable EndpointTemplate unknownToHandler(RateLimitRequest request) {
 			if (this.servedByFilter.isEmpty() && this.anyMethod.isEmpty()) {
-				return EndpointTemplate.UNKNOWN;
+				return null;
 			}
 			HttpServletRequest servletRequest = request.unwrap(HttpServletRequest.class);
 			if (servletRequest == null) {
-				return EndpointTemplate.UNKNOWN;
+				return null;
 			}
 			String method = servletRequest.getMethod();
 			PathContainer path = null;
@@ -216,7 +218,7 @@ public final class LoginEndpointResolver implements EndpointResolver {
 					}
 				}
 			}
-			return EndpointTemplate.UNKNOWN;
+			return null;
 		}
 
 		private static PathContainer pathOf(HttpServletRequest request) {

@@ -22,6 +22,7 @@ import org.springframework.core.annotation.AnnotationAwareOrderComparator;
 import org.springframework.http.server.PathContainer;
 import org.springframework.http.server.RequestPath;
 import org.springframework.web.servlet.HandlerMapping;
+import org.springframework.web.servlet.resource.ResourceHttpRequestHandler;
 import org.springframework.web.util.ServletRequestPathUtils;
 
 /**
@@ -30,10 +31,16 @@ import org.springframework.web.util.ServletRequestPathUtils;
  * best-matching pattern: the one annotated mappings expose during the lookup, or for
  * URL-based mappings (view controllers, the welcome page) the one they expose once the
  * handler runs. The template charged is therefore the handler that serves the request,
- * whatever encoding, dot segments or path parameters the request uses.
+ * whatever encoding, dot segments or path parameters the request uses. The request is
+ * resolved as the application's {@code UrlHandlerFilter}s pass it on to the handler
+ * ({@link TrailingSlashFilters}), since they run after the limiter.
  * <p>
  * No handler, a lookup failure (405, 415, ...), a catch-all static-resource handler or a
- * non-standard method give {@link EndpointTemplate#UNKNOWN}: never the raw path.
+ * non-standard method give {@link EndpointTemplate#UNKNOWN}: never the raw path. Where a
+ * handler serves the request all the same (static resources, a catch-all {@code /**}, a
+ * method-less mapping), that is {@link EndpointTemplate#SERVED_UNKNOWN}, so that rejecting
+ * unknown endpoints never refuses it. A route mapped with an API version has the version in
+ * its template ({@link #versioned}).
  * <p>
  * Asking every mapping costs time in proportion to the number of routes, so the resolver
  * skips the annotated mappings none of whose patterns can match the path, and remembers
@@ -47,6 +54,9 @@ public final class MvcEndpointResolver implements EndpointResolver {
 	private static final Set<String> STANDARD_METHODS = Set.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE",
 			"OPTIONS", "TRACE");
 
+	/** The template path of a catch-all route, which is not a template (DESIGN 3.1). */
+	static final String CATCH_ALL = "/**";
+
 	private static final long ROUTES_CHECK_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
 
 	private final ApplicationContext context;
@@ -57,31 +67,63 @@ public final class MvcEndpointResolver implements EndpointResolver {
 
 	private final AtomicLong nextRoutesCheck = new AtomicLong();
 
+	private volatile @Nullable TrailingSlashFilters trailingSlashFilters;
+
 	// Bounded: one entry per (method, route) of the application.
 	private final Map<String, Map<String, EndpointTemplate>> templates = new ConcurrentHashMap<>();
 
+	private final boolean findsServedUnknown;
+
+	/**
+	 * Creates a resolver that tells requests nothing serves ({@link EndpointTemplate#UNKNOWN})
+	 * from those served without a template ({@link EndpointTemplate#SERVED_UNKNOWN}) where
+	 * that costs nothing, and otherwise answers {@code UNKNOWN}.
+	 * @param context the application context whose handler mappings serve requests
+	 */
 	public MvcEndpointResolver(ApplicationContext context) {
-		this(context, TimeSource.system());
+		this(context, false);
+	}
+
+	/**
+	 * Creates a resolver.
+	 * @param context the application context whose handler mappings serve requests
+	 * @param findsServedUnknown whether to also find out, at a cost, whether a request a
+	 * static-resource handler takes has a resource, and whether a non-standard method is
+	 * served; worth it only when requests nothing serves are rejected
+	 */
+	public MvcEndpointResolver(ApplicationContext context, boolean findsServedUnknown) {
+		this(context, TimeSource.system(), findsServedUnknown);
 	}
 
 	MvcEndpointResolver(ApplicationContext context, TimeSource time) {
+		this(context, time, false);
+	}
+
+	MvcEndpointResolver(ApplicationContext context, TimeSource time, boolean findsServedUnknown) {
 		this.context = Objects.requireNonNull(context, "context must not be null");
 		this.time = Objects.requireNonNull(time, "time must not be null");
+		this.findsServedUnknown = findsServedUnknown;
 	}
 
 	@Override
 	public EndpointTemplate resolve(RateLimitRequest request) {
-		HttpServletRequest servletRequest = request.unwrap(HttpServletRequest.class);
-		if (servletRequest == null) {
+		HttpServletRequest received = request.unwrap(HttpServletRequest.class);
+		if (received == null) {
 			return EndpointTemplate.UNKNOWN;
 		}
+		HttpServletRequest servletRequest = trailingSlashFilters().seenByHandler(received);
+		if (servletRequest == null) {
+			// A filter answers it (a redirect without the trailing slash): served, by no handler.
+			return EndpointTemplate.SERVED_UNKNOWN;
+		}
 		String method = servletRequest.getMethod();
-		if (!STANDARD_METHODS.contains(method)) {
+		boolean standard = STANDARD_METHODS.contains(method);
+		if (!standard && !this.findsServedUnknown) {
 			return EndpointTemplate.UNKNOWN;
 		}
 		MvcRoutes routes = routes();
 		String requestUri = servletRequest.getRequestURI();
-		EndpointTemplate cached = routes.cached(method, requestUri);
+		EndpointTemplate cached = standard ? routes.cached(method, requestUri) : null;
 		if (cached != null) {
 			return cached;
 		}
@@ -93,11 +135,27 @@ public final class MvcEndpointResolver implements EndpointResolver {
 		if (match == null) {
 			return EndpointTemplate.UNKNOWN;
 		}
-		EndpointTemplate template = template(method, match.pattern());
+		String pattern = match.pattern();
+		if (!standard || pattern == null) {
+			// An invented method never mints a template, even when a handler serves it.
+			return servedWithoutTemplate(match, lookup, path);
+		}
+		EndpointTemplate template = template(method, versioned(pattern, match.version()));
 		if (match.byMethodAndPath()) {
 			routes.cache(method, requestUri, template);
 		}
 		return template;
+	}
+
+	/**
+	 * A request a handler takes without a template: served, unless it is a static resource
+	 * the handler will not find (and this resolver is to find that out).
+	 */
+	private EndpointTemplate servedWithoutTemplate(MvcRoutes.Match match, HttpServletRequest lookup,
+			PathContainer path) {
+		boolean missingResource = this.findsServedUnknown && match.handler() instanceof ResourceHttpRequestHandler
+				&& !MvcRoutes.resourceExists(match, lookup, path);
+		return missingResource ? EndpointTemplate.UNKNOWN : EndpointTemplate.SERVED_UNKNOWN;
 	}
 
 	/**
@@ -113,7 +171,36 @@ public final class MvcEndpointResolver implements EndpointResolver {
 
 	private EndpointTemplate template(String method, String pattern) {
 		return this.templates.computeIfAbsent(pattern, (key) -> new ConcurrentHashMap<>())
-			.computeIfAbsent(method, (key) -> EndpointTemplate.fromPattern(method, pattern));
+			.computeIfAbsent(method, (key) -> templateOf(method, pattern));
+	}
+
+	/**
+	 * The template of a route, or UNKNOWN (served) for a catch-all and for the rare route no
+	 * template can name (too long once escaped), which {@link MvcEndpointTemplates} reports
+	 * at startup: failing here would fail every request to the route, and so switch its
+	 * limit off.
+	 */
+	private static EndpointTemplate templateOf(String method, String pattern) {
+		try {
+			EndpointTemplate template = EndpointTemplate.fromPattern(method, pattern);
+			// A catch-all such as /{*path} would swallow UNKNOWN: served, but no template.
+			return CATCH_ALL.equals(template.path()) ? EndpointTemplate.SERVED_UNKNOWN : template;
+		}
+		catch (IllegalArgumentException ex) {
+			return EndpointTemplate.SERVED_UNKNOWN;
+		}
+	}
+
+	/**
+	 * The pattern a route's template is made of: versions of one path that different
+	 * handlers serve get templates of their own, e.g. {@code GET /api/orders/export;version=2},
+	 * which no request path can spell (a path parameter never reaches a pattern).
+	 * @param pattern the route's path pattern
+	 * @param version the API version the route was mapped with, if any
+	 * @return the pattern, with {@code ;version=} and the version if there is one
+	 */
+	static String versioned(String pattern, @Nullable String version) {
+		return (version != null) ? pattern + ";version=" + version : pattern;
 	}
 
 	/**
@@ -136,6 +223,15 @@ public final class MvcEndpointResolver implements EndpointResolver {
 			this.routes = routes;
 		}
 		return routes;
+	}
+
+	private TrailingSlashFilters trailingSlashFilters() {
+		TrailingSlashFilters filters = this.trailingSlashFilters;
+		if (filters == null) {
+			filters = TrailingSlashFilters.of(this.context);
+			this.trailingSlashFilters = filters;
+		}
+		return filters;
 	}
 
 	private List<HandlerMapping> handlerMappings() {

@@ -4,8 +4,12 @@ import java.util.Collection;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.TreeSet;
 
+import io.ratelimit.autoconfigure.diagnostics.Diagnostic;
 import io.ratelimit.core.endpoint.EndpointTemplate;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
 
 import org.springframework.beans.factory.BeanFactoryUtils;
@@ -33,8 +37,14 @@ import org.springframework.web.servlet.resource.ResourceHttpRequestHandler;
  * rather than rows wrongly rejected. Other kinds of handler mappings add nothing: the
  * resolver charges their handlers to {@code UNKNOWN} unless they expose a best-matching
  * pattern.
+ * <p>
+ * The set is read as soon as all singletons exist, so that a route no template can name
+ * (its pattern is too long once escaped) is reported once at startup
+ * ({@link Diagnostic#W012}); the resolver charges such a route to {@code UNKNOWN}.
  */
 public final class MvcEndpointTemplates implements SmartInitializingSingleton {
+
+	private static final Log logger = LogFactory.getLog(MvcEndpointTemplates.class);
 
 	private static final List<String> STANDARD_METHODS = List.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE",
 			"OPTIONS", "TRACE");
@@ -54,6 +64,7 @@ public final class MvcEndpointTemplates implements SmartInitializingSingleton {
 	@Override
 	public void afterSingletonsInstantiated() {
 		this.ready = true;
+		templates();
 	}
 
 	/**
@@ -85,57 +96,66 @@ public final class MvcEndpointTemplates implements SmartInitializingSingleton {
 
 	private Set<EndpointTemplate> read() {
 		Set<EndpointTemplate> known = new HashSet<>();
+		Set<String> unnamed = new TreeSet<>();
 		boolean complete = true;
 		Collection<HandlerMapping> mappings = BeanFactoryUtils
 			.beansOfTypeIncludingAncestors(this.context, HandlerMapping.class, true, false)
 			.values();
 		for (HandlerMapping mapping : mappings) {
 			if (mapping instanceof RequestMappingInfoHandlerMapping annotated) {
-				annotated.getHandlerMethods().keySet().forEach((info) -> addAnnotated(known, info));
+				annotated.getHandlerMethods().keySet().forEach((info) -> addAnnotated(known, unnamed, info));
 			}
 			else if (mapping instanceof AbstractUrlHandlerMapping urlBased) {
-				addUrlBased(known, urlBased);
+				addUrlBased(known, unnamed, urlBased);
 			}
 			else if (mapping instanceof RouterFunctionMapping functional && functional.getRouterFunction() != null) {
 				complete = false;
 			}
 		}
 		this.complete = complete;
+		if (!unnamed.isEmpty()) {
+			logger.warn(Diagnostic.W012.message("No endpoint template can name the route(s) " + unnamed
+					+ " (longer than a template may be once escaped), so their requests are charged to the "
+					+ "UNKNOWN policy. Shorten the mapping's path to give it a policy of its own."));
+		}
 		return Set.copyOf(known);
 	}
 
-	private static void addAnnotated(Set<EndpointTemplate> known, RequestMappingInfo info) {
+	private static void addAnnotated(Set<EndpointTemplate> known, Set<String> unnamed, RequestMappingInfo info) {
 		Set<RequestMethod> declared = info.getMethodsCondition().getMethods();
 		List<String> methods = declared.isEmpty() ? STANDARD_METHODS
 				: declared.stream().map(RequestMethod::name).toList();
+		String version = info.getVersionCondition().getVersion();
 		for (String pattern : info.getPatternValues()) {
 			for (String method : methods) {
-				add(known, method, pattern);
+				add(known, unnamed, method, MvcEndpointResolver.versioned(pattern, version));
 			}
 		}
 	}
 
-	private static void addUrlBased(Set<EndpointTemplate> known, AbstractUrlHandlerMapping mapping) {
+	private static void addUrlBased(Set<EndpointTemplate> known, Set<String> unnamed,
+			AbstractUrlHandlerMapping mapping) {
 		mapping.getPathPatternHandlerMap().forEach((pattern, handler) -> {
 			// Static resources are served, but never charged to a template of their own.
 			if (!(handler instanceof ResourceHttpRequestHandler)) {
-				add(known, "GET", pattern.getPatternString());
+				add(known, unnamed, "GET", pattern.getPatternString());
 			}
 		});
 		if (mapping.getRootHandler() != null) {
-			add(known, "GET", "/");
+			add(known, unnamed, "GET", "/");
 		}
 	}
 
-	private static void add(Set<EndpointTemplate> known, String method, String pattern) {
-		if (pattern.equals("/**")) {
-			return;
-		}
+	private static void add(Set<EndpointTemplate> known, Set<String> unnamed, String method, String pattern) {
 		try {
-			known.add(EndpointTemplate.fromPattern(method, pattern));
+			EndpointTemplate template = EndpointTemplate.fromPattern(method, pattern);
+			if (!MvcEndpointResolver.CATCH_ALL.equals(template.path())) {
+				known.add(template);
+			}
 		}
 		catch (IllegalArgumentException ex) {
-			// Not expressible as a template, so the resolver never charges it either.
+			// The resolver charges it to UNKNOWN; only its start, so the warning stays readable.
+			unnamed.add((pattern.length() > 80) ? pattern.substring(0, 80) + "..." : pattern);
 		}
 	}
 

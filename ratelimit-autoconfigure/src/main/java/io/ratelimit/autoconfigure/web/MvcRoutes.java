@@ -32,8 +32,8 @@ import org.springframework.web.util.pattern.PathPattern;
  * <p>
  * A path enters the cache only if it matched a route, every mapping asked before the one
  * that matched provably returns nothing for that path whatever the request's headers and
- * parameters, and no route with a header, parameter, content-type or custom condition
- * matches it. Paths that match no route never enter it, and neither do long paths nor
+ * parameters, and no route with a header, parameter, content-type, API version or custom
+ * condition matches it (in a mapping with an API version strategy, no route qualifies). Paths that match no route never enter it, and neither do long paths nor
  * {@code OPTIONS} (CORS preflights are matched by their requested method), so random paths
  * cannot fill it with anything but evictions, and what it holds is what Spring MVC would
  * answer. A snapshot: the resolver replaces it when a mapping's routes change.
@@ -53,6 +53,8 @@ final class MvcRoutes {
 
 	private final List<@Nullable RequestMappingIndex> indexes;
 
+	private final List<HandlerVersions> versions;
+
 	/**
 	 * Keyed by path alone, each entry holding a template per method, so that a hit allocates
 	 * no key (a method-and-path key was 24 of the limiter's bytes per request).
@@ -65,9 +67,12 @@ final class MvcRoutes {
 	private MvcRoutes(List<HandlerMapping> mappings) {
 		this.mappings = mappings;
 		this.indexes = new ArrayList<>(mappings.size());
+		this.versions = new ArrayList<>(mappings.size());
 		for (HandlerMapping mapping : mappings) {
-			this.indexes.add((mapping instanceof RequestMappingInfoHandlerMapping annotated)
-					? RequestMappingIndex.of(annotated) : null);
+			boolean annotated = mapping instanceof RequestMappingInfoHandlerMapping;
+			this.indexes.add(annotated ? RequestMappingIndex.of((RequestMappingInfoHandlerMapping) mapping) : null);
+			this.versions.add(annotated ? HandlerVersions.of((RequestMappingInfoHandlerMapping) mapping)
+					: HandlerVersions.NONE);
 		}
 	}
 
@@ -156,8 +161,8 @@ final class MvcRoutes {
 	 * that none of their patterns matches the path.
 	 * @param lookup the request, with attributes of its own and its path parsed
 	 * @param path the path within the application
-	 * @return the pattern of the handler, or {@code null} if no handler with a route
-	 * pattern will serve the request
+	 * @return the handler and its pattern, or {@code null} if no handler will serve the
+	 * request
 	 */
 	@Nullable Match match(HttpServletRequest lookup, PathContainer path) {
 		boolean byPath = true;
@@ -181,12 +186,38 @@ final class MvcRoutes {
 				continue;
 			}
 			String pattern = templatePattern(mapping, chain, lookup);
-			if (pattern == null) {
-				return null;
-			}
-			return new Match(pattern, byPath && index != null && index.matchesOnlyByMethodAndPath(path));
+			boolean byMethodAndPath = pattern != null && byPath && index != null
+					&& index.matchesOnlyByMethodAndPath(path);
+			String version = (pattern != null) ? this.versions.get(i).versionOf(chain.getHandler()) : null;
+			return new Match(pattern, version, byMethodAndPath, mapping, chain.getHandler());
 		}
 		return null;
+	}
+
+	/**
+	 * Returns whether the static resource a matched resource handler would serve exists, by
+	 * asking the handler the way it asks itself when it serves the request: a resource
+	 * handler takes every path under its pattern, and answers 404 for the missing ones.
+	 * @param match a match whose handler is a {@link ResourceHttpRequestHandler}
+	 * @param lookup the request the match was found with
+	 * @param path the path within the application
+	 * @return {@code false} only if the handler surely finds no resource
+	 */
+	static boolean resourceExists(Match match, HttpServletRequest lookup, PathContainer path) {
+		if (!(match.mapping() instanceof AbstractUrlHandlerMapping urlMapping)
+				|| !(match.handler() instanceof ResourceHttpRequestHandler resources)) {
+			return true;
+		}
+		PathPattern pattern = bestPattern(urlMapping.getPathPatternHandlerMap(), path);
+		if (pattern == null || urlMapping.getPathPatternHandlerMap().get(pattern) != resources) {
+			return true;
+		}
+		// The handler reads the path the mapping exposes only once the handler runs, as
+		// AbstractUrlHandlerMapping.lookupHandler computes it.
+		String pathWithinMapping = pattern.extractPathWithinPattern(path).value();
+		lookup.setAttribute(HandlerMapping.PATH_WITHIN_HANDLER_MAPPING_ATTRIBUTE,
+				UrlPathHelper.defaultInstance.removeSemicolonContent(pathWithinMapping));
+		return StaticResources.exists(resources, lookup);
 	}
 
 	/**
@@ -231,13 +262,7 @@ final class MvcRoutes {
 	private static @Nullable String urlPattern(AbstractUrlHandlerMapping mapping, HttpServletRequest lookup) {
 		PathContainer path = ServletRequestPathUtils.getParsedRequestPath(lookup).pathWithinApplication();
 		Map<PathPattern, Object> handlers = mapping.getPathPatternHandlerMap();
-		PathPattern best = null;
-		for (PathPattern pattern : handlers.keySet()) {
-			boolean moreSpecific = best == null || PathPattern.SPECIFICITY_COMPARATOR.compare(pattern, best) < 0;
-			if (moreSpecific && pattern.matches(path)) {
-				best = pattern;
-			}
-		}
+		PathPattern best = bestPattern(handlers, path);
 		if (best != null) {
 			return (handlers.get(best) instanceof ResourceHttpRequestHandler) ? null : best.getPatternString();
 		}
@@ -245,14 +270,32 @@ final class MvcRoutes {
 		return (root && mapping.getRootHandler() != null) ? "/" : null;
 	}
 
+	/** The most specific of a URL-based mapping's patterns that matches, the first registered on a tie. */
+	private static @Nullable PathPattern bestPattern(Map<PathPattern, Object> handlers, PathContainer path) {
+		PathPattern best = null;
+		for (PathPattern pattern : handlers.keySet()) {
+			boolean moreSpecific = best == null || PathPattern.SPECIFICITY_COMPARATOR.compare(pattern, best) < 0;
+			if (moreSpecific && pattern.matches(path)) {
+				best = pattern;
+			}
+		}
+		return best;
+	}
+
 	/**
-	 * The pattern of the handler that will serve a request.
+	 * The handler that will serve a request, and its pattern.
 	 *
-	 * @param pattern the handler's best-matching pattern
+	 * @param pattern the handler's best-matching pattern, or {@code null} if the handler
+	 * serves the request without a route pattern: static resources, a catch-all
+	 * {@code /**}, a default handler
+	 * @param version the API version the handler was mapped with, if any
 	 * @param byMethodAndPath whether any request with the same method and path is served by
 	 * the same pattern, whatever else it carries
+	 * @param mapping the handler mapping that found the handler
+	 * @param handler the handler
 	 */
-	record Match(String pattern, boolean byMethodAndPath) {
+	record Match(@Nullable String pattern, @Nullable String version, boolean byMethodAndPath, HandlerMapping mapping,
+			Object handler) {
 	}
 
 	/** The cached templates of one path, by {@link #methodIndex}. */

@@ -30,7 +30,9 @@ import org.springframework.web.util.pattern.PathPatternParser;
  * this path;</li>
  * <li>{@link #matchesOnlyByMethodAndPath}: whether every route whose pattern matches the
  * path has no condition but its methods, so that the handler the mapping chooses for the
- * path depends on nothing but the method: no header, parameter or content type.</li>
+ * path depends on nothing but the method: no header, parameter, content type or API
+ * version (with an API version strategy, no route qualifies: the version of every request
+ * is checked).</li>
  * </ul>
  * A pattern that is not case-sensitive, or uses another separator than {@code /}, is
  * indexed under no segment and so always considered.
@@ -46,11 +48,13 @@ final class RequestMappingIndex {
 
 	private final Node root = new Node();
 
-	private RequestMappingIndex(Set<RequestMappingInfo> infos) {
+	private RequestMappingIndex(Set<RequestMappingInfo> infos, boolean versioned) {
 		this.infos = infos;
 		for (RequestMappingInfo info : infos) {
 			PathPatternsRequestCondition condition = info.getPathPatternsCondition();
-			boolean conditioned = hasConditionsBeyondMethodAndPath(info);
+			// With an API version strategy, every request's version decides too: an invalid one
+			// is answered 400 by the lookup, whatever route the path matches.
+			boolean conditioned = versioned || hasConditionsBeyondMethodAndPath(info);
 			for (PathPattern pattern : condition.getPatterns()) {
 				add(new Route(condition, conditioned), pattern);
 			}
@@ -73,7 +77,7 @@ final class RequestMappingIndex {
 				return null;
 			}
 		}
-		return new RequestMappingIndex(infos);
+		return new RequestMappingIndex(infos, mapping.getApiVersionStrategy() != null);
 	}
 
 	/**
@@ -207,7 +211,7 @@ final class RequestMappingIndex {
 	private static boolean hasConditionsBeyondMethodAndPath(RequestMappingInfo info) {
 		return !info.getParamsCondition().isEmpty() || !info.getHeadersCondition().isEmpty()
 				|| !info.getConsumesCondition().isEmpty() || !info.getProducesCondition().isEmpty()
-				|| info.getCustomCondition() != null;
+				|| info.getVersionCondition().getVersion() != null || info.getCustomCondition() != null;
 	}
 
 	private static boolean overridesLookup(Class<?> type) {

@@ -98,8 +98,10 @@ public final class RequestLedger {
 	 * @param handler the handler's type, e.g. a controller method or the static-resource
 	 * handler
 	 * @param handlerDescription the handler, for failure messages
+	 * @param version the API version the handler method is mapped with, or {@code null}
 	 */
-	public record Serving(String method, @Nullable String pattern, Class<?> handler, String handlerDescription) {
+	public record Serving(String method, @Nullable String pattern, Class<?> handler, String handlerDescription,
+			@Nullable String version) {
 
 	}
 

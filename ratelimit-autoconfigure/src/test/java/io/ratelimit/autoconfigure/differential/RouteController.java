@@ -11,8 +11,8 @@ import org.springframework.web.bind.annotation.RestController;
 /**
  * The routes whose templates the differential test tries to confuse: variables, a
  * variable followed by a literal segment, a literal-and-variable segment, a catch-all
- * capture, several methods on one path, content-type and accept conditions, and a mapping
- * without a method restriction.
+ * capture, several methods on one path, content-type and accept conditions, a mapping
+ * without a method restriction, and literals a template must percent-escape.
  */
 @RestController
 class RouteController {
@@ -65,6 +65,16 @@ class RouteController {
 	@GetMapping("/api/files/{*rest}")
 	String file(@PathVariable String rest) {
 		return "file";
+	}
+
+	@GetMapping("/api/caf\u00e9")
+	String cafe() {
+		return "caf\u00e9";
+	}
+
+	@GetMapping("/api/tags/a b|[c]/{id}")
+	String tag(@PathVariable String id) {
+		return "tag";
 	}
 
 	@RequestMapping("/api/any")

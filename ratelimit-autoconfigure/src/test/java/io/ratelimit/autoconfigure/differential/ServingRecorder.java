@@ -3,7 +3,10 @@ package io.ratelimit.autoconfigure.differential;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import org.jspecify.annotations.Nullable;
 
+import org.springframework.core.annotation.AnnotatedElementUtils;
+import org.springframework.web.bind.annotation.RequestMapping;
 import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.servlet.HandlerInterceptor;
 import org.springframework.web.servlet.HandlerMapping;
@@ -28,9 +31,16 @@ class ServingRecorder implements HandlerInterceptor {
 			Class<?> type = (handler instanceof HandlerMethod method) ? method.getBeanType() : handler.getClass();
 			this.ledger.served(request.getHeader(RequestLedger.REQUEST_ID),
 					new RequestLedger.Serving(request.getMethod(), (pattern != null) ? pattern.toString() : null, type,
-							handler.toString()));
+							handler.toString(), versionOf(handler)));
 		}
 		return true;
+	}
+
+	/** The version a handler method's own mapping declares (the test's controllers declare none on types). */
+	private static @Nullable String versionOf(Object handler) {
+		RequestMapping mapping = (handler instanceof HandlerMethod method)
+				? AnnotatedElementUtils.findMergedAnnotation(method.getMethod(), RequestMapping.class) : null;
+		return (mapping != null && !mapping.version().isEmpty()) ? mapping.version() : null;
 	}
 
 }

@@ -59,6 +59,18 @@ class ShopController {
 		throw new IllegalStateException("This endpoint always fails");
 	}
 
+	/** A route with a character outside the template alphabet: its template is percent-escaped. */
+	@GetMapping("/api/caf\u00e9")
+	String cafe() {
+		return "caf\u00e9";
+	}
+
+	/** A route with reserved characters Spring MVC accepts in patterns. */
+	@GetMapping("/api/tags/a b|[c]/{id}")
+	String tag(@PathVariable String id) {
+		return "tag " + id;
+	}
+
 	@GetMapping("/api/widgets")
 	List<String> widgets() {
 		return this.widgets.findAll().stream().map(Widget::getName).toList();

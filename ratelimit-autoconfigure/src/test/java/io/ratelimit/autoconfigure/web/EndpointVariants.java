@@ -45,6 +45,10 @@ final class EndpointVariants {
 
 	private static final String ANY = "/api/any";
 
+	private static final String CAFE = "/api/caf\u00e9";
+
+	private static final String TAG = "/api/tags/a b|[c]/{id}";
+
 	private final List<Variant> variants = new ArrayList<>();
 
 	private EndpointVariants() {
@@ -64,6 +68,7 @@ final class EndpointVariants {
 		corpus.contentNegotiation();
 		corpus.viewControllers();
 		corpus.catchAllAndMisc();
+		corpus.escapedLiterals();
 		return List.copyOf(corpus.variants);
 	}
 
@@ -274,6 +279,26 @@ final class EndpointVariants {
 		add("GET", "/error", "/error");
 		add("HEAD", "/error", "/error");
 		add("FOO", "/error", "/error");
+	}
+
+	/** Routes whose literals a template holds only percent-escaped. */
+	private void escapedLiterals() {
+		add("GET", "/api/caf%C3%A9", CAFE);
+		add("GET", "/api/caf%c3%a9", CAFE);
+		add("HEAD", "/api/caf%C3%A9", CAFE);
+		add("GET", "/api/caf%C3%A9;x=1", CAFE);
+		add("GET", "/api/%63af%C3%A9", CAFE);
+		add("GET", "/api/caf%C3%A9/", NO_ROUTE);
+		add("GET", "/api/caf%C3%89", NO_ROUTE);
+		add("GET", "/api/cafe%CC%81", NO_ROUTE);
+		add("GET", "/api/caf%25C3%25A9", NO_ROUTE);
+		add("POST", "/api/caf%C3%A9", NO_ROUTE);
+		add("GET", "/api/caf\u00e9", CONTAINER);
+		add("GET", "/api/tags/a%20b%7C%5Bc%5D/7", TAG);
+		add("GET", "/api/tags/a%20b%7c%5bc%5d/%37", TAG);
+		add("GET", "/api/tags/a+b%7C%5Bc%5D/7", NO_ROUTE);
+		add("GET", "/api/tags/a%20b%7C%5Bc%5D/", NO_ROUTE);
+		add("GET", "/api/tags/a%20b|[c]/7", CONTAINER);
 	}
 
 	private void add(String method, String target, String servedBy) {

@@ -146,6 +146,25 @@ class MvcEndpointResolverTest {
 		assertThat(resolve("GET", "/api/late/1", null)).isEqualTo(template("GET /api/late/*"));
 	}
 
+	/**
+	 * A route no template can name (2,400 characters once its 400 {@code é} are escaped) is
+	 * charged to UNKNOWN, rather than failing every request to it.
+	 */
+	@Test
+	void resolveWhenRouteTooLongForAnyTemplateThenUnknownNotFailure() {
+		RequestMappingHandlerMapping mapping = this.context.getBean("requestMappingHandlerMapping",
+				RequestMappingHandlerMapping.class);
+		RequestMappingInfo huge = RequestMappingInfo.paths("/api/huge/" + "\u00e9".repeat(400))
+			.methods(RequestMethod.GET)
+			.options(mapping.getBuilderConfiguration())
+			.build();
+		mapping.registerMapping(huge, this.context.getBean(Routes.class), handler("user"));
+		this.time.advance(Duration.ofSeconds(1));
+
+		assertThat(resolve("GET", "/api/huge/" + "%C3%A9".repeat(400), null)).isEqualTo(EndpointTemplate.UNKNOWN);
+		assertThat(resolve("GET", "/api/huge/" + "%C3%A9".repeat(400), null)).isEqualTo(EndpointTemplate.UNKNOWN);
+	}
+
 	@Test
 	void resolveWhenCachedRouteRemovedAtRuntimeThenUnknownWithinASecond() {
 		assertThat(resolve("GET", "/api/legacy/1", null)).isEqualTo(template("GET /api/legacy/*"));

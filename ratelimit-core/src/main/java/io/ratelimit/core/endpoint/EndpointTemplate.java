@@ -19,6 +19,15 @@ public final class EndpointTemplate {
 	/** The endpoint of every request that matches no template of the application. */
 	public static final EndpointTemplate UNKNOWN = new EndpointTemplate(null, null, "UNKNOWN");
 
+	/**
+	 * {@link #UNKNOWN} for a request that a handler serves although no template names it:
+	 * static resources, catch-all routes such as a single-page application's {@code /**}
+	 * fallback, methods a method-less mapping accepts. Equal to {@link #UNKNOWN} and charged
+	 * exactly as it is; only rejecting unknown endpoints tells the two apart, since
+	 * rejecting this one would refuse a request the application serves.
+	 */
+	public static final EndpointTemplate SERVED_UNKNOWN = new EndpointTemplate(null, null, "UNKNOWN");
+
 	/** The endpoint name under which policies apply to every endpoint without their own. */
 	public static final EndpointTemplate DEFAULT = new EndpointTemplate(null, null, "default");
 
@@ -64,11 +73,14 @@ public final class EndpointTemplate {
 
 	/**
 	 * Returns the template of a Spring style path pattern: {@code {id}} and
-	 * {@code {id:\d+}} become {@code *}, {@code {*rest}} becomes {@code **}.
+	 * {@code {id:\d+}} become {@code *}, {@code {*rest}} becomes {@code **}, and a literal
+	 * character a template cannot hold becomes percent-escapes of its UTF-8 bytes
+	 * ({@code /api/café} is {@code /api/caf%C3%A9}).
 	 * @param method the HTTP method, upper case
 	 * @param pattern the path pattern, e.g. {@code /api/users/{id}}
 	 * @return the template
-	 * @throws IllegalArgumentException if the pattern cannot be a template
+	 * @throws IllegalArgumentException if the method is malformed, or the pattern too long
+	 * for a template once escaped
 	 */
 	public static EndpointTemplate fromPattern(String method, String pattern) {
 		Objects.requireNonNull(pattern, "pattern must not be null");
@@ -131,10 +143,19 @@ public final class EndpointTemplate {
 	}
 
 	/**
-	 * Returns whether this is {@link #UNKNOWN}.
+	 * Returns whether this is {@link #UNKNOWN} or {@link #SERVED_UNKNOWN}.
 	 * @return whether the request matched no template
 	 */
 	public boolean isUnknown() {
+		return this == UNKNOWN || this == SERVED_UNKNOWN;
+	}
+
+	/**
+	 * Returns whether this is {@link #UNKNOWN} for a request nothing serves, the only one
+	 * an application may refuse without refusing something it serves.
+	 * @return whether the request matched no template and no handler serves it
+	 */
+	public boolean isServedByNothing() {
 		return this == UNKNOWN;
 	}
 

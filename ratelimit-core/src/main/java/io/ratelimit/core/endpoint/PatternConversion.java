@@ -1,9 +1,16 @@
 package io.ratelimit.core.endpoint;
 
+import java.nio.charset.StandardCharsets;
+
 /**
  * Turns a Spring style path pattern into a template path. Variables collapse to {@code *}
  * regardless of their names or regular expressions, so the template names the route, not
  * the spelling of its mapping.
+ * <p>
+ * Spring accepts literal characters that a template cannot hold ({@code é}, a space,
+ * {@code |}, {@code [}, {@code %}); they are written as upper-case percent-escapes of their
+ * UTF-8 bytes, as in a request URI, so every route has a template that a policy row can
+ * name: {@code /api/café} is {@code /api/caf%C3%A9}.
  */
 final class PatternConversion {
 
@@ -49,12 +56,28 @@ final class PatternConversion {
 						i++;
 					}
 				}
-				else {
+				else if (TemplateSyntax.isPathCharacter(c)) {
 					path.append(c);
+				}
+				else {
+					i = appendEscaped(path, pattern, i);
 				}
 			}
 		}
 		return path.toString();
+	}
+
+	/**
+	 * Appends the percent-escaped UTF-8 bytes of the code point at {@code i}.
+	 * @return the index of the code point's last char
+	 */
+	private static int appendEscaped(StringBuilder path, String pattern, int i) {
+		int codePoint = pattern.codePointAt(i);
+		for (byte b : new String(Character.toChars(codePoint)).getBytes(StandardCharsets.UTF_8)) {
+			path.append('%').append(TemplateSyntax.HEX_DIGITS.charAt((b >> 4) & 0xF))
+				.append(TemplateSyntax.HEX_DIGITS.charAt(b & 0xF));
+		}
+		return i + Character.charCount(codePoint) - 1;
 	}
 
 	/**

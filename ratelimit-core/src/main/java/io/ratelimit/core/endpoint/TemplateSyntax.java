@@ -12,6 +12,9 @@ final class TemplateSyntax {
 
 	private static final int MAX_PATH_LENGTH = 1000;
 
+	/** The digits of percent-escapes, which templates write in upper case only. */
+	static final String HEX_DIGITS = "0123456789ABCDEF";
+
 	private TemplateSyntax() {
 	}
 
@@ -61,6 +64,14 @@ final class TemplateSyntax {
 		}
 		for (int i = start; i < end; i++) {
 			char c = path.charAt(i);
+			if (c == '%') {
+				String problem = escapeProblem(path, i, end);
+				if (problem != null) {
+					return problem;
+				}
+				i += 2;
+				continue;
+			}
 			if (!isPathCharacter(c)) {
 				String hint = (c == '{' || c == '}') ? "; variables are written '*'" : "";
 				return "the path must not contain '" + printable(String.valueOf(c)) + "'" + hint;
@@ -73,10 +84,28 @@ final class TemplateSyntax {
 	}
 
 	/**
-	 * RFC 3986 pchar (unreserved, sub-delims, ':' and '@') plus '*' for variables, without
-	 * percent-encoding: templates are matched paths, never raw request text.
+	 * A percent-escape stands for a character the template cannot hold, so that it has one
+	 * spelling only: two upper-case hex digits, and never a character allowed as it is.
 	 */
-	private static boolean isPathCharacter(char c) {
+	private static @Nullable String escapeProblem(String path, int percent, int end) {
+		int high = (percent + 2 < end) ? HEX_DIGITS.indexOf(path.charAt(percent + 1)) : -1;
+		int low = (high >= 0) ? HEX_DIGITS.indexOf(path.charAt(percent + 2)) : -1;
+		if (low < 0) {
+			return "'%' must start a percent-escape of two upper-case hex digits";
+		}
+		char escaped = (char) (high * 16 + low);
+		if (isPathCharacter(escaped)) {
+			return "'" + path.substring(percent, percent + 3) + "' must be written as '" + escaped + "'";
+		}
+		return null;
+	}
+
+	/**
+	 * RFC 3986 pchar (unreserved, sub-delims, ':' and '@') plus '*' for variables. Any other
+	 * character of a route is percent-escaped ({@link PatternConversion}): templates are
+	 * matched paths, never raw request text.
+	 */
+	static boolean isPathCharacter(char c) {
 		return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
 				|| "-._~!$&'()*+,;=:@".indexOf(c) >= 0;
 	}

@@ -23,6 +23,12 @@ import static io.ratelimit.core.identity.HeaderSyntax.trimWhitespace;
  * A comma inside a quoted string separates nothing, so unlike {@code X-Forwarded-For} the
  * value cannot be split from the right: it is split once, left to right, keeping the bounds
  * of the last {@code maxElements} elements in a ring, and the ring is then read backwards.
+ * <p>
+ * A quote left open at the end of the value is the client's doing: a proxy appends whole
+ * elements with balanced quotes. Read left to right, that quote would swallow every element
+ * appended after it (and with them the client's real address), so such a value is split from
+ * the right instead, where the proxies' balanced quotes pair up and the unterminated one ends
+ * up in the leftmost element, malformed.
  */
 final class ForwardedElements implements ForwardingElements {
 
@@ -100,7 +106,49 @@ final class ForwardedElements implements ForwardingElements {
 				start = i + 1;
 			}
 		}
+		if (quoted) {
+			return splitFromRight(text, bounds, capacity);
+		}
 		return addElement(text, start, text.length(), bounds, capacity, count);
+	}
+
+	/**
+	 * Split a value whose quotes do not balance from the right, pairing quotes from the right
+	 * and ignoring backslashes (which no proxy writes), keeping at most {@code capacity}
+	 * elements in slots {@code 0..count-1}, leftmost first, as {@link #split} leaves them.
+	 * @return the number of elements kept
+	 */
+	private static int splitFromRight(String text, int[] bounds, int capacity) {
+		int count = 0;
+		int end = text.length();
+		boolean quoted = false;
+		for (int i = end - 1; i >= 0 && count < capacity; i--) {
+			char c = text.charAt(i);
+			if (c == '"') {
+				quoted = !quoted;
+			}
+			else if (c == ',' && !quoted) {
+				count = addElement(text, i + 1, end, bounds, capacity, count);
+				end = i;
+			}
+		}
+		if (count < capacity) {
+			count = addElement(text, 0, end, bounds, capacity, count);
+		}
+		reverse(bounds, count);
+		return count;
+	}
+
+	/** Reverse the order of the first {@code count} {@code start, end} pairs. */
+	private static void reverse(int[] bounds, int count) {
+		for (int left = 0, right = count - 1; left < right; left++, right--) {
+			int start = bounds[2 * left];
+			int end = bounds[2 * left + 1];
+			bounds[2 * left] = bounds[2 * right];
+			bounds[2 * left + 1] = bounds[2 * right + 1];
+			bounds[2 * right] = start;
+			bounds[2 * right + 1] = end;
+		}
 	}
 
 	private static int addElement(String text, int start, int end, int[] bounds, int capacity, int count) {

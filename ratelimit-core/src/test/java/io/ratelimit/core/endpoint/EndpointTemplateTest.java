@@ -30,6 +30,25 @@ class EndpointTemplateTest {
 		assertThat(EndpointTemplate.fromPattern("GET", pattern).path()).isEqualTo(path);
 	}
 
+	@ParameterizedTest(name = "{0} -> {1}")
+	@CsvSource(delimiterString = "=>", textBlock = """
+			/api/caf\u00e9                 => /api/caf%C3%A9
+			'/api/a b'                     => /api/a%20b
+			/api/a|b                       => /api/a%7Cb
+			/api/[x]/{id}                  => /api/%5Bx%5D/*
+			/api/100%                      => /api/100%25
+			/api/%C3%A9                    => /api/%25C3%25A9
+			/api/\u00e9{id:[a-z]+}.\u00e9 => /api/%C3%A9*.%C3%A9
+			/api/\ud83d\ude00             => /api/%F0%9F%98%80
+			/api/a"b<c>^`\\               => /api/a%22b%3Cc%3E%5E%60%5C
+			""")
+	void fromPatternWhenCharacterTemplatesCannotHoldThenPercentEscapedAndParsedBack(String pattern, String path) {
+		EndpointTemplate template = EndpointTemplate.fromPattern("GET", pattern);
+
+		assertThat(template.path()).isEqualTo(path);
+		assertThat(EndpointTemplate.parse(template.toString())).isEqualTo(template);
+	}
+
 	@Test
 	void fromPatternWhenVariableRenamedThenSameTemplate() {
 		assertThat(EndpointTemplate.fromPattern("GET", "/api/users/{id}"))
@@ -64,6 +83,18 @@ class EndpointTemplateTest {
 		assertThat(EndpointTemplate.DEFAULT.method()).isNull();
 	}
 
+	@Test
+	void servedUnknownWhenComparedThenIsUnknownButNotServedByNothing() {
+		assertThat(EndpointTemplate.SERVED_UNKNOWN).isEqualTo(EndpointTemplate.UNKNOWN)
+			.hasSameHashCodeAs(EndpointTemplate.UNKNOWN)
+			.hasToString("UNKNOWN");
+		assertThat(EndpointTemplate.SERVED_UNKNOWN.isUnknown()).isTrue();
+		assertThat(EndpointTemplate.SERVED_UNKNOWN.isReserved()).isTrue();
+		assertThat(EndpointTemplate.SERVED_UNKNOWN.isServedByNothing()).isFalse();
+		assertThat(EndpointTemplate.UNKNOWN.isServedByNothing()).isTrue();
+		assertThat(EndpointTemplate.parse("GET /a").isServedByNothing()).isFalse();
+	}
+
 	@ParameterizedTest(name = "{0}")
 	@CsvSource(delimiter = '|', textBlock = """
 			unknown                  | expected 'METHOD /path', 'default' or 'UNKNOWN'
@@ -73,7 +104,11 @@ class EndpointTemplateTest {
 			'GET /x y'               | must not contain ' '
 			GET /x?q=1               | must not contain '?'
 			GET /x#y                 | must not contain '#'
-			GET /a/%2F               | must not contain '%'
+			GET /a/%                 | '''%'' must start a percent-escape of two upper-case hex digits'
+			GET /a/%C                | '''%'' must start a percent-escape'
+			GET /a/%c3%a9            | '''%'' must start a percent-escape of two upper-case hex digits'
+			GET /a/%41               | '''%41'' must be written as ''A'''
+			GET /a/%2A               | '''%2A'' must be written as ''*'''
 			GET /a/{id}              | must not contain '{'
 			GET /a/***               | '''**'' must be a whole path segment'
 			g3t /a                   | upper-case letters

@@ -232,7 +232,8 @@ class ClientIpResolverTest {
 				arguments("address then 10k garbage", xff, "203.0.113.7, " + "x".repeat(10_000), PEER),
 				arguments("huge quoted ext", fwd, "for=203.0.113.7;ext=\"" + "a,".repeat(20_000) + "\"",
 						"203.0.113.7"),
-				arguments("unterminated quote swallows the rest", fwd, "for=\"" + ", for=203.0.113.7", PEER),
+				arguments("unterminated quote hides nothing after it", fwd, "for=\"" + ", for=203.0.113.7",
+						"203.0.113.7"),
 				arguments("10k extension parameters", fwd, "for=203.0.113.7" + ";e1=1".repeat(10_000), PEER),
 				arguments("10k distinct extension parameters", fwd, distinctExtensions(10_000) + ";for=203.0.113.7",
 						"203.0.113.7"));
@@ -256,6 +257,29 @@ class ClientIpResolverTest {
 			.hasToString("203.0.113.7");
 		assertThat(this.forwarded.resolve(PEER, List.of("for=198.51.100.1", "for=\"[fd00::1]\"")))
 			.hasToString("198.51.100.1");
+	}
+
+	/**
+	 * The client writes the left part, the trusted peer appends its own element, on the same
+	 * line or on a line of its own: a quote the client leaves open must not swallow it.
+	 */
+	@ParameterizedTest(name = "[{index}] {0} then {1}")
+	@MethodSource
+	void resolveWhenClientLeavesQuoteOpenThenElementsAppendedAfterItStillCount(String client, String appended,
+			String key) {
+		assertThat(this.forwarded.resolve(PEER, List.of(client + ", " + appended))).hasToString(key);
+		assertThat(this.forwarded.resolve(PEER, List.of(client, appended))).hasToString(key);
+	}
+
+	static Stream<Arguments> resolveWhenClientLeavesQuoteOpenThenElementsAppendedAfterItStillCount() {
+		return Stream.of(arguments("for=\"", "for=203.0.113.7", "203.0.113.7"),
+				arguments("for=\"198.51.100.1", "for=203.0.113.7", "203.0.113.7"),
+				arguments("for=\"x\\", "for=203.0.113.7", "203.0.113.7"),
+				arguments("for=\"x\\\"", "for=\"203.0.113.7:4711\"", "203.0.113.7"),
+				arguments("for=\"", "for=\"[2001:db8:cafe::17]\"", "2001:db8:cafe::/64"),
+				arguments("for=198.51.100.1;ext=\"a, b", "for=203.0.113.7;proto=https", "203.0.113.7"),
+				arguments("for=\"", "for=\"203.0.113.7\", for=\"10.0.0.5\"", "203.0.113.7"),
+				arguments("for=\"", "for=10.0.0.9, for=10.0.0.5", "10.0.0.9"));
 	}
 
 	@Test
