@@ -22,6 +22,7 @@ import org.springframework.core.annotation.AnnotationAwareOrderComparator;
 import org.springframework.http.server.PathContainer;
 import org.springframework.http.server.RequestPath;
 import org.springframework.web.servlet.HandlerMapping;
+import org.springframework.web.servlet.mvc.method.RequestMappingInfo;
 import org.springframework.web.servlet.resource.ResourceHttpRequestHandler;
 import org.springframework.web.util.ServletRequestPathUtils;
 
@@ -40,7 +41,7 @@ import org.springframework.web.util.ServletRequestPathUtils;
  * handler serves the request all the same (static resources, a catch-all {@code /**}, a
  * method-less mapping), that is {@link EndpointTemplate#SERVED_UNKNOWN}, so that rejecting
  * unknown endpoints never refuses it. A route mapped with an API version has the version in
- * its template ({@link #versioned}).
+ * its template ({@link #routeTemplate}).
  * <p>
  * Asking every mapping costs time in proportion to the number of routes, so the resolver
  * skips the annotated mappings none of whose patterns can match the path, and remembers
@@ -56,6 +57,9 @@ public final class MvcEndpointResolver implements EndpointResolver {
 
 	/** The template path of a catch-all route, which is not a template (DESIGN 3.1). */
 	static final String CATCH_ALL = "/**";
+
+	/** What separates a versioned route's path from its version in its template. */
+	private static final String VERSION = ";version=";
 
 	private static final long ROUTES_CHECK_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
 
@@ -140,7 +144,7 @@ public final class MvcEndpointResolver implements EndpointResolver {
 			// An invented method never mints a template, even when a handler serves it.
 			return servedWithoutTemplate(match, lookup, path);
 		}
-		EndpointTemplate template = template(method, versioned(pattern, match.version()));
+		EndpointTemplate template = template(method, pattern, match.route());
 		if (match.byMethodAndPath()) {
 			routes.cache(method, requestUri, template);
 		}
@@ -169,22 +173,22 @@ public final class MvcEndpointResolver implements EndpointResolver {
 		return routes().cached(request.getMethod(), request.getRequestURI());
 	}
 
-	private EndpointTemplate template(String method, String pattern) {
-		return this.templates.computeIfAbsent(pattern, (key) -> new ConcurrentHashMap<>())
-			.computeIfAbsent(method, (key) -> templateOf(method, pattern));
+	private EndpointTemplate template(String method, String pattern, @Nullable RequestMappingInfo route) {
+		String version = (route != null) ? HandlerVersions.versionOf(route) : null;
+		// Versions of one pattern are templates of their own, so they are remembered apart.
+		String key = (version != null) ? pattern + VERSION + version : pattern;
+		return this.templates.computeIfAbsent(key, (k) -> new ConcurrentHashMap<>())
+			.computeIfAbsent(method, (m) -> templateOf(method, pattern, version));
 	}
 
 	/**
-	 * The template of a route, or UNKNOWN (served) for a catch-all and for the rare route no
-	 * template can name (too long once escaped), which {@link MvcEndpointTemplates} reports
-	 * at startup: failing here would fail every request to the route, and so switch its
-	 * limit off.
+	 * The template of a route, or UNKNOWN (served) for the rare route no template can name
+	 * (too long once escaped), which {@link MvcEndpointTemplates} reports at startup:
+	 * failing here would fail every request to the route, and so switch its limit off.
 	 */
-	private static EndpointTemplate templateOf(String method, String pattern) {
+	private static EndpointTemplate templateOf(String method, String pattern, @Nullable String version) {
 		try {
-			EndpointTemplate template = EndpointTemplate.fromPattern(method, pattern);
-			// A catch-all such as /{*path} would swallow UNKNOWN: served, but no template.
-			return CATCH_ALL.equals(template.path()) ? EndpointTemplate.SERVED_UNKNOWN : template;
+			return routeTemplate(method, pattern, version);
 		}
 		catch (IllegalArgumentException ex) {
 			return EndpointTemplate.SERVED_UNKNOWN;
@@ -192,15 +196,25 @@ public final class MvcEndpointResolver implements EndpointResolver {
 	}
 
 	/**
-	 * The pattern a route's template is made of: versions of one path that different
+	 * The template of a route, as this resolver charges it and {@link MvcEndpointTemplates}
+	 * lists it, so that the two cannot disagree. Versions of one path that different
 	 * handlers serve get templates of their own, e.g. {@code GET /api/orders/export;version=2},
-	 * which no request path can spell (a path parameter never reaches a pattern).
+	 * which no request path can spell (a path parameter never reaches a pattern). A
+	 * catch-all such as {@code /{*path}} is no template, whatever its version: it would
+	 * swallow UNKNOWN.
+	 * @param method the request method
 	 * @param pattern the route's path pattern
-	 * @param version the API version the route was mapped with, if any
-	 * @return the pattern, with {@code ;version=} and the version if there is one
+	 * @param version the API version the route was mapped with
+	 * ({@link HandlerVersions#versionOf}), if any
+	 * @return the template, or {@link EndpointTemplate#SERVED_UNKNOWN} for a catch-all
+	 * @throws IllegalArgumentException if no template can name the route
 	 */
-	static String versioned(String pattern, @Nullable String version) {
-		return (version != null) ? pattern + ";version=" + version : pattern;
+	static EndpointTemplate routeTemplate(String method, String pattern, @Nullable String version) {
+		EndpointTemplate template = EndpointTemplate.fromPattern(method, pattern);
+		if (CATCH_ALL.equals(template.path())) {
+			return EndpointTemplate.SERVED_UNKNOWN;
+		}
+		return (version != null) ? EndpointTemplate.fromPattern(method, pattern + VERSION + version) : template;
 	}
 
 	/**
