@@ -1,5 +1,6 @@
 package io.ratelimit.autoconfigure.web;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -9,6 +10,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import io.ratelimit.core.RateLimitRequest;
 import io.ratelimit.core.TimeSource;
 import io.ratelimit.core.endpoint.EndpointResolver;
@@ -63,6 +66,15 @@ public final class MvcEndpointResolver implements EndpointResolver {
 
 	private static final long ROUTES_CHECK_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
 
+	/**
+	 * How long whether a static resource exists is remembered: resources are rarely added
+	 * or removed at runtime, and one that is gets its answer within this time.
+	 */
+	static final Duration RESOURCE_LOOKUP_EXPIRY = Duration.ofSeconds(5);
+
+	/** The most request URIs whether a static resource exists is remembered for. */
+	static final int RESOURCE_LOOKUPS = 10_000;
+
 	private final ApplicationContext context;
 
 	private final TimeSource time;
@@ -77,6 +89,12 @@ public final class MvcEndpointResolver implements EndpointResolver {
 	private final Map<String, Map<String, EndpointTemplate>> templates = new ConcurrentHashMap<>();
 
 	private final boolean findsServedUnknown;
+
+	/**
+	 * Whether the static resource of a request URI exists, so that random paths repeated
+	 * cost a lookup once, not each time; {@code null} unless this resolver finds that out.
+	 */
+	private final @Nullable Cache<String, Boolean> resources;
 
 	/**
 	 * Creates a resolver that tells requests nothing serves ({@link EndpointTemplate#UNKNOWN})
@@ -107,6 +125,12 @@ public final class MvcEndpointResolver implements EndpointResolver {
 		this.context = Objects.requireNonNull(context, "context must not be null");
 		this.time = Objects.requireNonNull(time, "time must not be null");
 		this.findsServedUnknown = findsServedUnknown;
+		this.resources = findsServedUnknown ? Caffeine.newBuilder()
+			.maximumSize(RESOURCE_LOOKUPS)
+			.expireAfterWrite(RESOURCE_LOOKUP_EXPIRY)
+			.ticker(time::nanoTime)
+			.executor(Runnable::run)
+			.build() : null;
 	}
 
 	@Override
@@ -157,9 +181,24 @@ public final class MvcEndpointResolver implements EndpointResolver {
 	 */
 	private EndpointTemplate servedWithoutTemplate(MvcRoutes.Match match, HttpServletRequest lookup,
 			PathContainer path) {
-		boolean missingResource = this.findsServedUnknown && match.handler() instanceof ResourceHttpRequestHandler
-				&& !MvcRoutes.resourceExists(match, lookup, path);
+		boolean missingResource = this.resources != null && match.handler() instanceof ResourceHttpRequestHandler
+				&& !resourceExists(this.resources, match, lookup, path);
 		return missingResource ? EndpointTemplate.UNKNOWN : EndpointTemplate.SERVED_UNKNOWN;
+	}
+
+	/**
+	 * Whether the static resource of a request exists, remembered by request URI, which in
+	 * one deployment decides the path the resource handler looks up (as for the templates
+	 * of {@link MvcRoutes}); longer URIs are looked up every time, so that the cache stays
+	 * small whatever paths clients send.
+	 */
+	private static boolean resourceExists(Cache<String, Boolean> resources, MvcRoutes.Match match,
+			HttpServletRequest lookup, PathContainer path) {
+		String requestUri = lookup.getRequestURI();
+		if (requestUri.length() > MvcRoutes.MAX_CACHED_PATH_LENGTH) {
+			return MvcRoutes.resourceExists(match, lookup, path);
+		}
+		return resources.get(requestUri, (uri) -> MvcRoutes.resourceExists(match, lookup, path));
 	}
 
 	/**
