@@ -205,11 +205,17 @@ public final class MvcEndpointResolver implements EndpointResolver {
 	 * Returns the template remembered for the method and URI of a request, without asking
 	 * the handler mappings: one this resolver found earlier for a request with the same
 	 * method and URI, whose handler depended on nothing else.
-	 * @param request the request
+	 * <p>
+	 * Templates are remembered under the URI the handler sees, after the application's
+	 * {@code UrlHandlerFilter}s, so a URI as received that they may still change (a trailing
+	 * slash) has none of its own: the one remembered under it belongs to a request they
+	 * trimmed to it.
+	 * @param request the request, as received
 	 * @return the template, or {@code null} if none is remembered
 	 */
 	public @Nullable EndpointTemplate remembered(HttpServletRequest request) {
-		return routes().cached(request.getMethod(), request.getRequestURI());
+		String requestUri = request.getRequestURI();
+		return trailingSlashFilters().mayChange(requestUri) ? null : routes().cached(request.getMethod(), requestUri);
 	}
 
 	private EndpointTemplate template(String method, String pattern, @Nullable RequestMappingInfo route) {
