@@ -39,6 +39,14 @@ import org.springframework.mock.web.MockHttpServletRequest;
  * mapping is asked, except the annotated one whose patterns cannot match, the
  * static-resource mapping on {@code /**} answers, and the resolver charges
  * {@code UNKNOWN}.</li>
+ * <li>{@code noMatchRejecting}: the same request to the resolver that
+ * {@code ratelimit.unknown-endpoint=reject} uses, which also asks the static-resource
+ * handler whether {@code /api/unknown/12345} is a resource; the answer is remembered, so
+ * this is the cost of a random path sent again.</li>
+ * <li>{@code noMatchRejectingDistinctPaths}: the same with {@value #DISTINCT_PATHS} unknown
+ * paths taken in turn, more than the answers remembered, so every call looks the resource
+ * up: the cost of a random path seen for the first time, and what every random path cost
+ * in reject mode before the answers were remembered.</li>
  * </ul>
  * The request is one {@link MockHttpServletRequest} per case; the resolver keeps what the
  * lookup stores in request attributes to itself, so every call starts from a clean request.
@@ -65,6 +73,14 @@ public class EndpointNormalizationBenchmark {
 	private MvcApplication application;
 
 	private MvcEndpointResolver resolver;
+
+	private MvcEndpointResolver rejecting;
+
+	private MockHttpServletRequest unknown;
+
+	private RateLimitRequest unknownView;
+
+	private final String[] unknownPaths = new String[DISTINCT_PATHS];
 
 	private RateLimitRequest matching;
 
@@ -97,6 +113,14 @@ public class EndpointNormalizationBenchmark {
 		this.distinctView = new ServletRateLimitRequest(this.distinct);
 		Checks.require(this.resolver.resolve(this.distinctView).equals(last.template()),
 				"matchDistinctPaths resolves to " + last);
+		this.rejecting = new MvcEndpointResolver(this.application.context(), true);
+		Checks.require(this.rejecting.resolve(this.unmatched).isServedByNothing(),
+				"noMatchRejecting resolves to UNKNOWN served by nothing");
+		for (int i = 0; i < DISTINCT_PATHS; i++) {
+			this.unknownPaths[i] = "/api/unknown/" + (1_000_000 + i);
+		}
+		this.unknown = new MockHttpServletRequest("GET", this.unknownPaths[0]);
+		this.unknownView = new ServletRateLimitRequest(this.unknown);
 	}
 
 	@TearDown
@@ -118,6 +142,17 @@ public class EndpointNormalizationBenchmark {
 	@Benchmark
 	public EndpointTemplate noMatch() {
 		return this.resolver.resolve(this.unmatched);
+	}
+
+	@Benchmark
+	public EndpointTemplate noMatchRejecting() {
+		return this.rejecting.resolve(this.unmatched);
+	}
+
+	@Benchmark
+	public EndpointTemplate noMatchRejectingDistinctPaths() {
+		this.unknown.setRequestURI(this.unknownPaths[this.next++ & (DISTINCT_PATHS - 1)]);
+		return this.rejecting.resolve(this.unknownView);
 	}
 
 }

@@ -83,7 +83,14 @@ public enum Diagnostic {
 	 * the characters a template cannot hold are escaped), so its requests are charged to
 	 * the {@code UNKNOWN} policy.
 	 */
-	W012;
+	W012,
+
+	/**
+	 * A {@code UrlHandlerFilter} sits in one of Spring Security's filter chains, where the
+	 * limiter cannot apply it, so requests with a trailing slash it trims are charged to
+	 * {@code UNKNOWN} although a handler serves them.
+	 */
+	W013;
 
 	/**
 	 * Returns a log message that starts with this code.

@@ -17,6 +17,7 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
 import org.springframework.orm.jpa.support.OpenEntityManagerInViewInterceptor;
+import org.springframework.security.web.FilterChainProxy;
 
 /**
  * Checks that warn about misconfiguration of a rate-limited application, each once and
@@ -56,6 +57,18 @@ public class RateLimitDiagnosticsAutoConfiguration {
 	@ConditionalOnMissingBean
 	LoginEndpointsCheck rateLimitLoginEndpointsCheck(RateLimiter limiter, ListableBeanFactory beans) {
 		return new LoginEndpointsCheck(limiter, beans);
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass(FilterChainProxy.class)
+	static class SecurityChecks {
+
+		@Bean
+		@ConditionalOnMissingBean
+		SecuredUrlHandlerFilterCheck rateLimitSecuredUrlHandlerFilterCheck(ListableBeanFactory beans) {
+			return new SecuredUrlHandlerFilterCheck(beans);
+		}
+
 	}
 
 	@Configuration(proxyBeanMethods = false)

@@ -1,5 +1,6 @@
 package io.ratelimit.autoconfigure.web;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -9,6 +10,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import io.ratelimit.core.RateLimitRequest;
 import io.ratelimit.core.TimeSource;
 import io.ratelimit.core.endpoint.EndpointResolver;
@@ -22,6 +25,7 @@ import org.springframework.core.annotation.AnnotationAwareOrderComparator;
 import org.springframework.http.server.PathContainer;
 import org.springframework.http.server.RequestPath;
 import org.springframework.web.servlet.HandlerMapping;
+import org.springframework.web.servlet.mvc.method.RequestMappingInfo;
 import org.springframework.web.servlet.resource.ResourceHttpRequestHandler;
 import org.springframework.web.util.ServletRequestPathUtils;
 
@@ -40,7 +44,7 @@ import org.springframework.web.util.ServletRequestPathUtils;
  * handler serves the request all the same (static resources, a catch-all {@code /**}, a
  * method-less mapping), that is {@link EndpointTemplate#SERVED_UNKNOWN}, so that rejecting
  * unknown endpoints never refuses it. A route mapped with an API version has the version in
- * its template ({@link #versioned}).
+ * its template ({@link #routeTemplate}).
  * <p>
  * Asking every mapping costs time in proportion to the number of routes, so the resolver
  * skips the annotated mappings none of whose patterns can match the path, and remembers
@@ -57,7 +61,19 @@ public final class MvcEndpointResolver implements EndpointResolver {
 	/** The template path of a catch-all route, which is not a template (DESIGN 3.1). */
 	static final String CATCH_ALL = "/**";
 
+	/** What separates a versioned route's path from its version in its template. */
+	private static final String VERSION = ";version=";
+
 	private static final long ROUTES_CHECK_INTERVAL_NANOS = TimeUnit.SECONDS.toNanos(1);
+
+	/**
+	 * How long whether a static resource exists is remembered: resources are rarely added
+	 * or removed at runtime, and one that is gets its answer within this time.
+	 */
+	static final Duration RESOURCE_LOOKUP_EXPIRY = Duration.ofSeconds(5);
+
+	/** The most request URIs whether a static resource exists is remembered for. */
+	static final int RESOURCE_LOOKUPS = 10_000;
 
 	private final ApplicationContext context;
 
@@ -73,6 +89,12 @@ public final class MvcEndpointResolver implements EndpointResolver {
 	private final Map<String, Map<String, EndpointTemplate>> templates = new ConcurrentHashMap<>();
 
 	private final boolean findsServedUnknown;
+
+	/**
+	 * Whether the static resource of a request URI exists, so that random paths repeated
+	 * cost a lookup once, not each time; {@code null} unless this resolver finds that out.
+	 */
+	private final @Nullable Cache<String, Boolean> resources;
 
 	/**
 	 * Creates a resolver that tells requests nothing serves ({@link EndpointTemplate#UNKNOWN})
@@ -103,6 +125,12 @@ public final class MvcEndpointResolver implements EndpointResolver {
 		this.context = Objects.requireNonNull(context, "context must not be null");
 		this.time = Objects.requireNonNull(time, "time must not be null");
 		this.findsServedUnknown = findsServedUnknown;
+		this.resources = findsServedUnknown ? Caffeine.newBuilder()
+			.maximumSize(RESOURCE_LOOKUPS)
+			.expireAfterWrite(RESOURCE_LOOKUP_EXPIRY)
+			.ticker(time::nanoTime)
+			.executor(Runnable::run)
+			.build() : null;
 	}
 
 	@Override
@@ -140,7 +168,7 @@ public final class MvcEndpointResolver implements EndpointResolver {
 			// An invented method never mints a template, even when a handler serves it.
 			return servedWithoutTemplate(match, lookup, path);
 		}
-		EndpointTemplate template = template(method, versioned(pattern, match.version()));
+		EndpointTemplate template = template(method, pattern, match.route());
 		if (match.byMethodAndPath()) {
 			routes.cache(method, requestUri, template);
 		}
@@ -153,38 +181,59 @@ public final class MvcEndpointResolver implements EndpointResolver {
 	 */
 	private EndpointTemplate servedWithoutTemplate(MvcRoutes.Match match, HttpServletRequest lookup,
 			PathContainer path) {
-		boolean missingResource = this.findsServedUnknown && match.handler() instanceof ResourceHttpRequestHandler
-				&& !MvcRoutes.resourceExists(match, lookup, path);
+		boolean missingResource = this.resources != null && match.handler() instanceof ResourceHttpRequestHandler
+				&& !resourceExists(this.resources, match, lookup, path);
 		return missingResource ? EndpointTemplate.UNKNOWN : EndpointTemplate.SERVED_UNKNOWN;
+	}
+
+	/**
+	 * Whether the static resource of a request exists, remembered by request URI, which in
+	 * one deployment decides the path the resource handler looks up (as for the templates
+	 * of {@link MvcRoutes}); longer URIs are looked up every time, so that the cache stays
+	 * small whatever paths clients send.
+	 */
+	private static boolean resourceExists(Cache<String, Boolean> resources, MvcRoutes.Match match,
+			HttpServletRequest lookup, PathContainer path) {
+		String requestUri = lookup.getRequestURI();
+		if (requestUri.length() > MvcRoutes.MAX_CACHED_PATH_LENGTH) {
+			return MvcRoutes.resourceExists(match, lookup, path);
+		}
+		return resources.get(requestUri, (uri) -> MvcRoutes.resourceExists(match, lookup, path));
 	}
 
 	/**
 	 * Returns the template remembered for the method and URI of a request, without asking
 	 * the handler mappings: one this resolver found earlier for a request with the same
 	 * method and URI, whose handler depended on nothing else.
-	 * @param request the request
+	 * <p>
+	 * Templates are remembered under the URI the handler sees, after the application's
+	 * {@code UrlHandlerFilter}s, so a URI as received that they may still change (a trailing
+	 * slash) has none of its own: the one remembered under it belongs to a request they
+	 * trimmed to it.
+	 * @param request the request, as received
 	 * @return the template, or {@code null} if none is remembered
 	 */
 	public @Nullable EndpointTemplate remembered(HttpServletRequest request) {
-		return routes().cached(request.getMethod(), request.getRequestURI());
+		String requestUri = request.getRequestURI();
+		return trailingSlashFilters().mayChange(requestUri) ? null : routes().cached(request.getMethod(), requestUri);
 	}
 
-	private EndpointTemplate template(String method, String pattern) {
-		return this.templates.computeIfAbsent(pattern, (key) -> new ConcurrentHashMap<>())
-			.computeIfAbsent(method, (key) -> templateOf(method, pattern));
+	private EndpointTemplate template(String method, String pattern, @Nullable RequestMappingInfo route) {
+		String version = (route != null) ? HandlerVersions.versionOf(route) : null;
+		// Versions of one pattern are templates of their own, so they are remembered apart.
+		String key = (version != null) ? pattern + VERSION + version : pattern;
+		return this.templates.computeIfAbsent(key, (k) -> new ConcurrentHashMap<>())
+			.computeIfAbsent(method, (m) -> templateOf(method, pattern, version));
 	}
 
 	/**
-	 * The template of a route, or UNKNOWN (served) for a catch-all and for the rare route no
-	 * template can name (too long once escaped), which {@link MvcEndpointTemplates} reports
-	 * at startup: failing here would fail every request to the route, and so switch its
-	 * limit off.
+	 * The template of a route, or UNKNOWN (served) for the rare route no template can name
+	 * (too long once escaped), which {@link MvcEndpointTemplates} reports at startup:
+	 * failing here would fail every request to the route, and so switch its limit off.
 	 */
-	private static EndpointTemplate templateOf(String method, String pattern) {
+	private static EndpointTemplate templateOf(String method, String pattern, @Nullable String version) {
 		try {
-			EndpointTemplate template = EndpointTemplate.fromPattern(method, pattern);
-			// A catch-all such as /{*path} would swallow UNKNOWN: served, but no template.
-			return CATCH_ALL.equals(template.path()) ? EndpointTemplate.SERVED_UNKNOWN : template;
+			return routeTemplate(method, pattern, version);
 		}
 		catch (IllegalArgumentException ex) {
 			return EndpointTemplate.SERVED_UNKNOWN;
@@ -192,15 +241,25 @@ public final class MvcEndpointResolver implements EndpointResolver {
 	}
 
 	/**
-	 * The pattern a route's template is made of: versions of one path that different
+	 * The template of a route, as this resolver charges it and {@link MvcEndpointTemplates}
+	 * lists it, so that the two cannot disagree. Versions of one path that different
 	 * handlers serve get templates of their own, e.g. {@code GET /api/orders/export;version=2},
-	 * which no request path can spell (a path parameter never reaches a pattern).
+	 * which no request path can spell (a path parameter never reaches a pattern). A
+	 * catch-all such as {@code /{*path}} is no template, whatever its version: it would
+	 * swallow UNKNOWN.
+	 * @param method the request method
 	 * @param pattern the route's path pattern
-	 * @param version the API version the route was mapped with, if any
-	 * @return the pattern, with {@code ;version=} and the version if there is one
+	 * @param version the API version the route was mapped with
+	 * ({@link HandlerVersions#versionOf}), if any
+	 * @return the template, or {@link EndpointTemplate#SERVED_UNKNOWN} for a catch-all
+	 * @throws IllegalArgumentException if no template can name the route
 	 */
-	static String versioned(String pattern, @Nullable String version) {
-		return (version != null) ? pattern + ";version=" + version : pattern;
+	static EndpointTemplate routeTemplate(String method, String pattern, @Nullable String version) {
+		EndpointTemplate template = EndpointTemplate.fromPattern(method, pattern);
+		if (CATCH_ALL.equals(template.path())) {
+			return EndpointTemplate.SERVED_UNKNOWN;
+		}
+		return (version != null) ? EndpointTemplate.fromPattern(method, pattern + VERSION + version) : template;
 	}
 
 	/**

@@ -125,10 +125,10 @@ public final class MvcEndpointTemplates implements SmartInitializingSingleton {
 		Set<RequestMethod> declared = info.getMethodsCondition().getMethods();
 		List<String> methods = declared.isEmpty() ? STANDARD_METHODS
 				: declared.stream().map(RequestMethod::name).toList();
-		String version = info.getVersionCondition().getVersion();
+		String version = HandlerVersions.versionOf(info);
 		for (String pattern : info.getPatternValues()) {
 			for (String method : methods) {
-				add(known, unnamed, method, MvcEndpointResolver.versioned(pattern, version));
+				add(known, unnamed, method, pattern, version);
 			}
 		}
 	}
@@ -138,18 +138,19 @@ public final class MvcEndpointTemplates implements SmartInitializingSingleton {
 		mapping.getPathPatternHandlerMap().forEach((pattern, handler) -> {
 			// Static resources are served, but never charged to a template of their own.
 			if (!(handler instanceof ResourceHttpRequestHandler)) {
-				add(known, unnamed, "GET", pattern.getPatternString());
+				add(known, unnamed, "GET", pattern.getPatternString(), null);
 			}
 		});
 		if (mapping.getRootHandler() != null) {
-			add(known, unnamed, "GET", "/");
+			add(known, unnamed, "GET", "/", null);
 		}
 	}
 
-	private static void add(Set<EndpointTemplate> known, Set<String> unnamed, String method, String pattern) {
+	private static void add(Set<EndpointTemplate> known, Set<String> unnamed, String method, String pattern,
+			@Nullable String version) {
 		try {
-			EndpointTemplate template = EndpointTemplate.fromPattern(method, pattern);
-			if (!MvcEndpointResolver.CATCH_ALL.equals(template.path())) {
+			EndpointTemplate template = MvcEndpointResolver.routeTemplate(method, pattern, version);
+			if (!template.isUnknown()) {
 				known.add(template);
 			}
 		}

@@ -17,6 +17,7 @@ import org.springframework.web.servlet.HandlerMapping;
 import org.springframework.web.servlet.function.support.RouterFunctionMapping;
 import org.springframework.web.servlet.handler.AbstractHandlerMapping;
 import org.springframework.web.servlet.handler.AbstractUrlHandlerMapping;
+import org.springframework.web.servlet.mvc.method.RequestMappingInfo;
 import org.springframework.web.servlet.mvc.method.RequestMappingInfoHandlerMapping;
 import org.springframework.web.servlet.resource.ResourceHttpRequestHandler;
 import org.springframework.web.util.ServletRequestPathUtils;
@@ -94,13 +95,18 @@ final class MvcRoutes {
 	}
 
 	/**
-	 * Returns whether every annotated mapping still has the routes of this snapshot.
+	 * Returns whether every annotated mapping still has the routes of this snapshot, and
+	 * the versioned routes their handlers.
 	 * @return whether the snapshot is up to date
 	 */
 	boolean isCurrent() {
 		for (int i = 0; i < this.mappings.size(); i++) {
 			RequestMappingIndex index = this.indexes.get(i);
 			if (index != null && !index.isCurrent((RequestMappingInfoHandlerMapping) this.mappings.get(i))) {
+				return false;
+			}
+			if (this.mappings.get(i) instanceof RequestMappingInfoHandlerMapping annotated
+					&& !this.versions.get(i).isCurrent(annotated)) {
 				return false;
 			}
 		}
@@ -188,8 +194,8 @@ final class MvcRoutes {
 			String pattern = templatePattern(mapping, chain, lookup);
 			boolean byMethodAndPath = pattern != null && byPath && index != null
 					&& index.matchesOnlyByMethodAndPath(path);
-			String version = (pattern != null) ? this.versions.get(i).versionOf(chain.getHandler()) : null;
-			return new Match(pattern, version, byMethodAndPath, mapping, chain.getHandler());
+			RequestMappingInfo route = (pattern != null) ? this.versions.get(i).routeOf(chain.getHandler()) : null;
+			return new Match(pattern, route, byMethodAndPath, mapping, chain.getHandler());
 		}
 		return null;
 	}
@@ -288,14 +294,14 @@ final class MvcRoutes {
 	 * @param pattern the handler's best-matching pattern, or {@code null} if the handler
 	 * serves the request without a route pattern: static resources, a catch-all
 	 * {@code /**}, a default handler
-	 * @param version the API version the handler was mapped with, if any
+	 * @param route the route the handler was registered with, if it has an API version
 	 * @param byMethodAndPath whether any request with the same method and path is served by
 	 * the same pattern, whatever else it carries
 	 * @param mapping the handler mapping that found the handler
 	 * @param handler the handler
 	 */
-	record Match(@Nullable String pattern, @Nullable String version, boolean byMethodAndPath, HandlerMapping mapping,
-			Object handler) {
+	record Match(@Nullable String pattern, @Nullable RequestMappingInfo route, boolean byMethodAndPath,
+			HandlerMapping mapping, Object handler) {
 	}
 
 	/** The cached templates of one path, by {@link #methodIndex}. */

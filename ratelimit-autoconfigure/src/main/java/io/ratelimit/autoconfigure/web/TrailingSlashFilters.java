@@ -69,11 +69,7 @@ final class TrailingSlashFilters {
 	 * trailing slash; {@code null} if a filter answers the request itself (a redirect)
 	 */
 	@Nullable HttpServletRequest seenByHandler(HttpServletRequest request) {
-		if (this.filters.isEmpty()) {
-			return request;
-		}
-		String uri = request.getRequestURI();
-		if (uri.length() < 2 || uri.charAt(uri.length() - 1) != '/') {
+		if (!mayChange(request.getRequestURI())) {
 			return request;
 		}
 		HttpServletRequest seen = request;
@@ -92,6 +88,16 @@ final class TrailingSlashFilters {
 			seen = capture.passedOn;
 		}
 		return seen;
+	}
+
+	/**
+	 * Returns whether the filters may pass a request with the given URI on changed: only one
+	 * ending with {@code /}, and only if there are filters.
+	 * @param uri the request URI
+	 * @return {@code false} if the handler surely sees the URI as it is
+	 */
+	boolean mayChange(String uri) {
+		return !this.filters.isEmpty() && uri.length() >= 2 && uri.charAt(uri.length() - 1) == '/';
 	}
 
 	/** Nothing, as the method's return type spells it: {@code false}, zero or {@code null}. */

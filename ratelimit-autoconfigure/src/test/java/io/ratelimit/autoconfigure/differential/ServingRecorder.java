@@ -36,10 +36,20 @@ class ServingRecorder implements HandlerInterceptor {
 		return true;
 	}
 
-	/** The version a handler method's own mapping declares (the test's controllers declare none on types). */
+	/**
+	 * The version a handler method's own mapping declares, else the one its controller's
+	 * declares (the test's controllers never declare both).
+	 */
 	private static @Nullable String versionOf(Object handler) {
-		RequestMapping mapping = (handler instanceof HandlerMethod method)
-				? AnnotatedElementUtils.findMergedAnnotation(method.getMethod(), RequestMapping.class) : null;
+		if (!(handler instanceof HandlerMethod method)) {
+			return null;
+		}
+		String version = versionOf(AnnotatedElementUtils.findMergedAnnotation(method.getMethod(), RequestMapping.class));
+		return (version != null) ? version
+				: versionOf(AnnotatedElementUtils.findMergedAnnotation(method.getBeanType(), RequestMapping.class));
+	}
+
+	private static @Nullable String versionOf(@Nullable RequestMapping mapping) {
 		return (mapping != null && !mapping.version().isEmpty()) ? mapping.version() : null;
 	}
 

@@ -51,6 +51,9 @@ class ApiVersioningEndToEndTest {
 		@Autowired
 		private RequestLedger ledger;
 
+		@Autowired
+		private MvcEndpointTemplates templates;
+
 		/** The request target of {@code /api} + {@code rest} in the given version. */
 		abstract String target(String rest, String version);
 
@@ -85,6 +88,19 @@ class ApiVersioningEndToEndTest {
 			assertChargedAsServed("/versioned/reports", "1", template("/versioned/reports") + ";version=1");
 		}
 
+		@Test
+		void getWhenHandlerInheritedUnderTwoVersionsThenEachVersionHasItsOwnTemplate() {
+			String export = "/inherited/orders/export";
+			assertChargedAsServed(export, "1", template(export) + ";version=1");
+			assertChargedAsServed(export, "2", template(export) + ";version=2");
+			assertChargedAsServed(export, "1", template(export) + ";version=1");
+		}
+
+		@Test
+		void getWhenCatchAllRouteIsVersionedThenChargedToItsVersionedTemplate() {
+			assertChargedAsServed("/versioned/files/a/b.txt", "2", template("/versioned/files/**") + ";version=2");
+		}
+
 		private void assertChargedAsServed(String rest, String version, String template) {
 			String id = "versioned-" + UUID.randomUUID();
 			List<String> headers = new ArrayList<>(List.of(RequestLedger.REQUEST_ID, id));
@@ -98,6 +114,9 @@ class ApiVersioningEndToEndTest {
 			assertThat(this.ledger.charges(id)).as("version %s of %s, served by %s", version, rest, servings)
 				.containsExactly(EndpointTemplate.parse(template))
 				.containsExactly(DifferentialOracle.expectedCharge(servings.get(0)));
+			assertThat(this.templates.contains(EndpointTemplate.parse(template)))
+				.as("%s among the application's templates, so a policy row can name it", template)
+				.isTrue();
 		}
 
 	}

@@ -316,15 +316,16 @@ class EndpointShapesDifferentialTest {
 	}
 
 	/**
-	 * Versions 1 and 2 of the versioned routes, each path primed by either version first,
-	 * checked by their charge against what served them.
+	 * Versions 1 and 2 of the versioned routes (handlers inherited under both versions, a
+	 * versioned catch-all), each path primed by either version first, checked by their
+	 * charge against what served them.
 	 */
 	static List<Variant> versionVariants(BiFunction<String, String, Variant> variant) {
 		List<Variant> variants = new ArrayList<>();
 		for (String first : List.of("1", "2")) {
 			String second = first.equals("1") ? "2" : "1";
 			for (String path : List.of("/api/versioned/orders/export;first=" + first,
-					"/api/versioned/reports;first=" + first)) {
+					"/api/versioned/reports;first=" + first, "/api/inherited/orders/export;first=" + first)) {
 				variants.add(variant.apply(path, first));
 				variants.add(variant.apply(path, second));
 				variants.add(variant.apply(path, first));
@@ -332,6 +333,8 @@ class EndpointShapesDifferentialTest {
 		}
 		variants.add(variant.apply("/api/versioned/orders/7", "2"));
 		variants.add(variant.apply("/api/versioned/reports", "3"));
+		variants.add(variant.apply("/api/versioned/files/a/b.txt", "2"));
+		variants.add(variant.apply("/api/versioned/files/a/b.txt", "1"));
 		return variants;
 	}
 

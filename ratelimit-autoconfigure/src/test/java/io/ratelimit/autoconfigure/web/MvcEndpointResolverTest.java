@@ -10,12 +10,15 @@ import java.util.function.Consumer;
 
 import io.ratelimit.core.FakeTimeSource;
 import io.ratelimit.core.endpoint.EndpointTemplate;
+import jakarta.servlet.http.HttpServletRequest;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.io.Resource;
 import org.springframework.mock.web.MockHttpServletRequest;
 import org.springframework.mock.web.MockServletContext;
 import org.springframework.util.ReflectionUtils;
@@ -34,6 +37,8 @@ import org.springframework.web.servlet.config.annotation.ViewControllerRegistry;
 import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 import org.springframework.web.servlet.mvc.method.RequestMappingInfo;
 import org.springframework.web.servlet.mvc.method.annotation.RequestMappingHandlerMapping;
+import org.springframework.web.servlet.resource.ResourceResolver;
+import org.springframework.web.servlet.resource.ResourceResolverChain;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -238,6 +243,31 @@ class MvcEndpointResolverTest {
 		return corpus;
 	}
 
+	/**
+	 * Rejecting unknown endpoints asks the static-resource handler whether a path the
+	 * catch-all {@code /**} takes has a resource: random paths repeated must not repeat that
+	 * lookup, and a resource added at runtime is found once the answer expires.
+	 */
+	@Test
+	void resolveWhenMissingResourceAskedAgainThenLookedUpOnceUntilExpired() {
+		MvcEndpointResolver rejecting = new MvcEndpointResolver(this.context, this.time, true);
+		ResourceLookups lookups = this.context.getBean(ResourceLookups.class);
+		int before = lookups.count;
+
+		for (int i = 0; i < 3; i++) {
+			assertThat(rejecting.resolve(new ServletRateLimitRequest(new Sample("GET", "/nowhere.css", 0, (request) -> {
+			}).request()))).isSameAs(EndpointTemplate.UNKNOWN);
+			assertThat(rejecting.resolve(new ServletRateLimitRequest(new Sample("GET", "/site.css", 0, (request) -> {
+			}).request()))).isSameAs(EndpointTemplate.SERVED_UNKNOWN);
+		}
+		assertThat(lookups.count - before).isEqualTo(2);
+
+		this.time.advance(MvcEndpointResolver.RESOURCE_LOOKUP_EXPIRY);
+		rejecting.resolve(new ServletRateLimitRequest(new Sample("GET", "/nowhere.css", 0, (request) -> {
+		}).request()));
+		assertThat(lookups.count - before).isEqualTo(3);
+	}
+
 	private EndpointTemplate resolve(String method, String path, Consumer<MockHttpServletRequest> customizer) {
 		return resolve(new Sample(method, path, 0, customizer).request());
 	}
@@ -279,9 +309,19 @@ class MvcEndpointResolverTest {
 	@EnableWebMvc
 	static class WebConfiguration implements WebMvcConfigurer {
 
+		private final ResourceLookups lookups = new ResourceLookups();
+
 		@Override
 		public void addResourceHandlers(ResourceHandlerRegistry registry) {
-			registry.addResourceHandler("/**").addResourceLocations("classpath:/differential-static/");
+			registry.addResourceHandler("/**")
+				.addResourceLocations("classpath:/differential-static/")
+				.resourceChain(false)
+				.addResolver(this.lookups);
+		}
+
+		@Bean
+		ResourceLookups resourceLookups() {
+			return this.lookups;
 		}
 
 		@Override
@@ -307,6 +347,26 @@ class MvcEndpointResolverTest {
 		@Bean
 		Routes routes() {
 			return new Routes();
+		}
+
+	}
+
+	/** Counts the static-resource handler's lookups. */
+	static class ResourceLookups implements ResourceResolver {
+
+		volatile int count;
+
+		@Override
+		public @Nullable Resource resolveResource(@Nullable HttpServletRequest request, String requestPath,
+				List<? extends Resource> locations, ResourceResolverChain chain) {
+			this.count++;
+			return chain.resolveResource(request, requestPath, locations);
+		}
+
+		@Override
+		public @Nullable String resolveUrlPath(String resourcePath, List<? extends Resource> locations,
+				ResourceResolverChain chain) {
+			return chain.resolveUrlPath(resourcePath, locations);
 		}
 
 	}

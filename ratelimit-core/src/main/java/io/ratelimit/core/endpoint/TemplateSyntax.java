@@ -58,11 +58,10 @@ final class TemplateSyntax {
 	}
 
 	private static @Nullable String segmentProblem(String path, int start, int end) {
-		boolean catchAll = (end - start == 2) && path.charAt(start) == '*' && path.charAt(start + 1) == '*';
-		if (catchAll) {
-			return null;
-		}
-		for (int i = start; i < end; i++) {
+		boolean catchAll = (end - start >= 2) && path.charAt(start) == '*' && path.charAt(start + 1) == '*'
+				&& (end - start == 2 || path.charAt(start + 2) == ';');
+		// A catch-all may carry path parameters, as a versioned route's does: /files/**;version=2.
+		for (int i = catchAll ? start + 2 : start; i < end; i++) {
 			char c = path.charAt(i);
 			if (c == '%') {
 				String problem = escapeProblem(path, i, end);

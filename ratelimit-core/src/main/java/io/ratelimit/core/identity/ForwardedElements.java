@@ -20,15 +20,14 @@ import static io.ratelimit.core.identity.HeaderSyntax.trimWhitespace;
  * {@code pair *(";" pair)} with {@code pair = token "=" (token / quoted-string)}, whose
  * address is the node of its {@code for} parameter.
  * <p>
- * A comma inside a quoted string separates nothing, so unlike {@code X-Forwarded-For} the
- * value cannot be split from the right: it is split once, left to right, keeping the bounds
- * of the last {@code maxElements} elements in a ring, and the ring is then read backwards.
- * <p>
- * A quote left open at the end of the value is the client's doing: a proxy appends whole
- * elements with balanced quotes. Read left to right, that quote would swallow every element
- * appended after it (and with them the client's real address), so such a value is split from
- * the right instead, where the proxies' balanced quotes pair up and the unterminated one ends
- * up in the leftmost element, malformed.
+ * A comma inside a quoted string separates nothing, and the client writes the left part of
+ * the value as it likes, so the value is split from the right: the proxies append whole
+ * elements, well formed, and read from the right their quotes pair up (an escaped quote,
+ * after an odd number of backslashes, with none), whatever quotes or backslashes the client
+ * left open before them. Read left to right, a quote the client leaves open would swallow
+ * every element appended after it, or pair with an escaped quote of a proxy's element and
+ * cut that element where the client chose. What the client wrote ends up in the leftmost
+ * elements, malformed at worst.
  */
 final class ForwardedElements implements ForwardingElements {
 
@@ -42,13 +41,8 @@ final class ForwardedElements implements ForwardingElements {
 
 	private final String text;
 
-	private final int capacity;
-
-	/** {@code start, end} pairs of the last {@link #capacity} elements, indexed by element modulo capacity. */
+	/** {@code start, end} pairs of the last {@code maxElements} elements, leftmost first. */
 	private final int[] bounds;
-
-	/** The index of the leftmost element that is read. */
-	private final int leftmost;
 
 	/** The index of the current element. */
 	private int element;
@@ -57,16 +51,14 @@ final class ForwardedElements implements ForwardingElements {
 		// A quoted string may span the joint of two lines, so the lines really are joined.
 		this.text = (lines.size() == 1) ? lines.get(0) : String.join(",", lines);
 		// A non-empty element and its comma take two characters: never allocate beyond that.
-		this.capacity = Math.min(maxElements, this.text.length() / 2 + 1);
-		this.bounds = new int[2 * this.capacity];
-		int count = split(this.text, this.bounds, this.capacity);
-		this.leftmost = Math.max(0, count - this.capacity);
-		this.element = count;
+		int capacity = Math.min(maxElements, this.text.length() / 2 + 1);
+		this.bounds = new int[2 * capacity];
+		this.element = split(this.text, this.bounds, capacity);
 	}
 
 	@Override
 	public boolean advance() {
-		if (this.element <= this.leftmost) {
+		if (this.element <= 0) {
 			return false;
 		}
 		this.element--;
@@ -75,68 +67,52 @@ final class ForwardedElements implements ForwardingElements {
 
 	@Override
 	public byte @Nullable [] address() {
-		int slot = 2 * (this.element % this.capacity);
+		int slot = 2 * this.element;
 		return parseElement(this.text, this.bounds[slot], this.bounds[slot + 1]);
 	}
 
 	/**
-	 * Split a {@code Forwarded} value on the commas outside quoted strings, keeping the trimmed,
-	 * non-empty elements in a ring of the last {@code capacity} ones.
-	 * @return the number of elements found
-	 */
-	private static int split(String text, int[] bounds, int capacity) {
-		int count = 0;
-		int start = 0;
-		boolean quoted = false;
-		for (int i = 0; i < text.length(); i++) {
-			char c = text.charAt(i);
-			if (quoted) {
-				if (c == '\\') {
-					i++;
-				}
-				else if (c == '"') {
-					quoted = false;
-				}
-			}
-			else if (c == '"') {
-				quoted = true;
-			}
-			else if (c == ',') {
-				count = addElement(text, start, i, bounds, capacity, count);
-				start = i + 1;
-			}
-		}
-		if (quoted) {
-			return splitFromRight(text, bounds, capacity);
-		}
-		return addElement(text, start, text.length(), bounds, capacity, count);
-	}
-
-	/**
-	 * Split a value whose quotes do not balance from the right, pairing quotes from the right
-	 * and ignoring backslashes (which no proxy writes), keeping at most {@code capacity}
-	 * elements in slots {@code 0..count-1}, leftmost first, as {@link #split} leaves them.
+	 * Split a {@code Forwarded} value on the commas outside quoted strings from the right,
+	 * pairing quotes from the right, keeping the trimmed, non-empty elements, at most
+	 * {@code capacity} of them, in slots {@code 0..count-1}, leftmost first. A quote that is
+	 * the second character of a quoted-pair pairs with nothing: a proxy may escape quotes in
+	 * the elements it appends, and reading such a quote as an end would cut the proxy's
+	 * element where the client chose.
 	 * @return the number of elements kept
 	 */
-	private static int splitFromRight(String text, int[] bounds, int capacity) {
+	private static int split(String text, int[] bounds, int capacity) {
 		int count = 0;
 		int end = text.length();
 		boolean quoted = false;
 		for (int i = end - 1; i >= 0 && count < capacity; i--) {
 			char c = text.charAt(i);
-			if (c == '"') {
+			if (c == '"' && !isEscaped(text, i)) {
 				quoted = !quoted;
 			}
 			else if (c == ',' && !quoted) {
-				count = addElement(text, i + 1, end, bounds, capacity, count);
+				count = addElement(text, i + 1, end, bounds, count);
 				end = i;
 			}
 		}
 		if (count < capacity) {
-			count = addElement(text, 0, end, bounds, capacity, count);
+			count = addElement(text, 0, end, bounds, count);
 		}
 		reverse(bounds, count);
 		return count;
+	}
+
+	/**
+	 * Whether the quote at {@code quote} is escaped: preceded by an odd number of
+	 * backslashes, since in a quoted string each backslash starts a pair (RFC 7230
+	 * quoted-pair). Each quote looks back only over the backslashes right before it, so a
+	 * value costs no more than one more pass over it.
+	 */
+	private static boolean isEscaped(String text, int quote) {
+		int backslash = quote - 1;
+		while (backslash >= 0 && text.charAt(backslash) == '\\') {
+			backslash--;
+		}
+		return ((quote - 1 - backslash) & 1) == 1;
 	}
 
 	/** Reverse the order of the first {@code count} {@code start, end} pairs. */
@@ -151,13 +127,13 @@ final class ForwardedElements implements ForwardingElements {
 		}
 	}
 
-	private static int addElement(String text, int start, int end, int[] bounds, int capacity, int count) {
+	private static int addElement(String text, int start, int end, int[] bounds, int count) {
 		int trimmedStart = skipWhitespace(text, start, end);
 		int trimmedEnd = trimWhitespace(text, trimmedStart, end);
 		if (trimmedStart == trimmedEnd) {
 			return count;
 		}
-		int slot = 2 * (count % capacity);
+		int slot = 2 * count;
 		bounds[slot] = trimmedStart;
 		bounds[slot + 1] = trimmedEnd;
 		return count + 1;

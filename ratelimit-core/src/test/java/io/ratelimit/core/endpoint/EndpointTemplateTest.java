@@ -111,6 +111,8 @@ class EndpointTemplateTest {
 			GET /a/%2A               | '''%2A'' must be written as ''*'''
 			GET /a/{id}              | must not contain '{'
 			GET /a/***               | '''**'' must be a whole path segment'
+			GET /a/**x;version=2     | '''**'' must be a whole path segment'
+			GET /a/**;v=**           | '''**'' must be a whole path segment'
 			g3t /a                   | upper-case letters
 			HEAD /a                  | HEAD is charged as GET, so write 'GET /a'
 			""")
@@ -118,6 +120,14 @@ class EndpointTemplateTest {
 		assertThatIllegalArgumentException().isThrownBy(() -> EndpointTemplate.parse(text))
 			.withMessageContaining(problem)
 			.withMessageContaining(text.length() < 20 ? text : "");
+	}
+
+	@Test
+	void fromPatternWhenCatchAllRouteIsVersionedThenTemplateKeepsItsVersion() {
+		EndpointTemplate template = EndpointTemplate.fromPattern("GET", "/api/files/{*path};version=2");
+
+		assertThat(template).hasToString("GET /api/files/**;version=2");
+		assertThat(EndpointTemplate.parse("GET /api/files/**;version=2")).isEqualTo(template);
 	}
 
 	@Test

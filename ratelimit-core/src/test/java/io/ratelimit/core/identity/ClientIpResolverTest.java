@@ -279,7 +279,10 @@ class ClientIpResolverTest {
 				arguments("for=\"", "for=\"[2001:db8:cafe::17]\"", "2001:db8:cafe::/64"),
 				arguments("for=198.51.100.1;ext=\"a, b", "for=203.0.113.7;proto=https", "203.0.113.7"),
 				arguments("for=\"", "for=\"203.0.113.7\", for=\"10.0.0.5\"", "203.0.113.7"),
-				arguments("for=\"", "for=10.0.0.9, for=10.0.0.5", "10.0.0.9"));
+				arguments("for=\"", "for=10.0.0.9, for=10.0.0.5", "10.0.0.9"),
+				// The proxy escapes quotes in its own element (RFC 7230 quoted-pair).
+				arguments("for=\"", "for=203.0.113.7;host=\"a\\\",for=6.6.6.6,x=\\\"\"", "203.0.113.7"),
+				arguments("for=\"", "for=203.0.113.7;host=\"a\\\\\", for=10.0.0.5", "203.0.113.7"));
 	}
 
 	@Test
