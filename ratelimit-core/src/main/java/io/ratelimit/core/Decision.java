@@ -18,10 +18,10 @@ import org.jspecify.annotations.Nullable;
  * RateLimit: "&lt;policy&gt;";r=&lt;whole tokens left&gt;;t=&lt;seconds until r grows, 0 if full&gt;
  * Retry-After: &lt;seconds until the request would pass&gt;   (rejected only)
  * </pre>
- * A request charged to several buckets (a sensitive endpoint) lists one item per bucket,
- * and {@code Retry-After} is the longest wait among the buckets that refused it. Only
- * enforced policies produce fields: shadow and disabled policies stay invisible to
- * clients. Rejection is this value, never an exception.
+ * A request charged to several buckets (a sensitive endpoint, or layered limits) lists one
+ * item per bucket in both fields, and {@code Retry-After} is the longest wait among the
+ * buckets that refused it. Only enforced policies produce fields: shadow and disabled
+ * policies stay invisible to clients. Rejection is this value, never an exception.
  */
 public final class Decision {
 
@@ -48,14 +48,17 @@ public final class Decision {
 
 	private final @Nullable LoginAttempt attempt;
 
+	private final boolean enforced;
+
 	private Decision(Outcome outcome, EndpointTemplate endpoint, Policy policy, List<Quota> quotas,
 			long legacyNowMillis) {
-		this(outcome, endpoint, policy, quotas, legacyNowMillis, null);
+		this(outcome, endpoint, policy, quotas, legacyNowMillis, null, policy.mode() == PolicyMode.ENFORCE);
 	}
 
 	private Decision(Outcome outcome, EndpointTemplate endpoint, Policy policy, List<Quota> quotas,
-			long legacyNowMillis, @Nullable LoginAttempt attempt) {
+			long legacyNowMillis, @Nullable LoginAttempt attempt, boolean enforced) {
 		this.attempt = attempt;
+		this.enforced = enforced;
 		this.outcome = outcome;
 		this.endpoint = endpoint;
 		this.policy = policy;
@@ -119,7 +122,23 @@ public final class Decision {
 		Outcome outcome = !refused ? Outcome.ALLOWED
 				: (policy.mode() == PolicyMode.ENFORCE) ? Outcome.REJECTED : Outcome.SHADOW_REJECTED;
 		return new Decision(outcome, endpoint, policy, List.copyOf(quotas), legacyNowMillis,
-				refused ? null : attempt);
+				refused ? null : attempt, policy.mode() == PolicyMode.ENFORCE);
+	}
+
+	/**
+	 * Returns the decision for a request charged to layered limits, all or nothing.
+	 * @param outcome the outcome, decided by the charge
+	 * @param endpoint the endpoint charged
+	 * @param policy the endpoint's own policy
+	 * @param enforcedQuotas one quota per enforced limit charged, in the order of the
+	 * fields; limits in shadow mode are left out, as their fields would be
+	 * @param legacyNowMillis the wall-clock time for {@code X-RateLimit-Reset}, or a
+	 * negative value to leave the legacy fields out
+	 * @return the decision
+	 */
+	static Decision layered(Outcome outcome, EndpointTemplate endpoint, Policy policy, List<Quota> enforcedQuotas,
+			long legacyNowMillis) {
+		return new Decision(outcome, endpoint, policy, List.copyOf(enforcedQuotas), legacyNowMillis, null, true);
 	}
 
 	/**
@@ -165,7 +184,8 @@ public final class Decision {
 
 	/**
 	 * Returns the buckets the request was charged to.
-	 * @return one quota per bucket, empty when no limit applies
+	 * @return one quota per bucket, empty when no limit applies; with layered limits, one
+	 * per enforced limit
 	 */
 	public List<Quota> quotas() {
 		return this.quotas;
@@ -202,7 +222,7 @@ public final class Decision {
 	 * @return whether there are fields to write
 	 */
 	public boolean hasHeaders() {
-		return !this.quotas.isEmpty() && this.policy.mode() == PolicyMode.ENFORCE;
+		return !this.quotas.isEmpty() && this.enforced;
 	}
 
 	/**

@@ -22,12 +22,15 @@ import io.ratelimit.core.identity.SubmittedIdentifier;
 import io.ratelimit.core.policy.Policy;
 import io.ratelimit.core.policy.PolicyMode;
 import io.ratelimit.core.policy.PolicySettings;
+import io.ratelimit.core.policy.PolicySnapshot;
 import io.ratelimit.core.policy.ReloadablePolicies;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The rate limiter: the whole pipeline in {@link #evaluate}. Endpoint, then identity, then
- * policy, then bucket; the result is a {@link Decision}. Thread-safe; built with
+ * policy, then bucket; the result is a {@link Decision}. A request is charged to its
+ * endpoint's own limit and to every layered limit that applies to it (per endpoint, per
+ * group of endpoints, across the API), all or nothing. Thread-safe; built with
  * {@link #builder(EndpointResolver, ReloadablePolicies)}.
  */
 public final class RateLimiter {
@@ -98,17 +101,22 @@ public final class RateLimiter {
 		// Unknown endpoints are limited by network alone: no credential work for random paths.
 		Identity identity = endpoint.isUnknown() ? this.identities.resolveAnonymous(request)
 				: this.identities.resolve(request);
-		Policy policy = this.policies.current().resolve(endpoint, identity.tenant());
-		if (policy.mode() == PolicyMode.OFF) {
+		PolicySnapshot snapshot = this.policies.current();
+		Policy policy = snapshot.resolve(endpoint, identity.tenant());
+		IdentifierExtractor sensitive = this.sensitiveEndpoints.get(endpoint);
+		// A login's two buckets are not layered (yet): its own policy alone decides.
+		List<Policy> layers = (sensitive == null) ? snapshot.resolveLayered(endpoint, identity.tenant()) : List.of();
+		if (policy.mode() == PolicyMode.OFF && layers.isEmpty()) {
 			return Decision.unlimited(endpoint, policy);
 		}
 		int weight = this.weights.weightOf(endpoint);
+		long legacyNow = this.legacyHeaders ? this.time.currentTimeMillis() : -1;
+		if (!layers.isEmpty()) {
+			return layered(endpoint, identity, policy, layers, weight, legacyNow);
+		}
 		BucketLimits limits = policy.limits().withCapacityOfAtLeast(weight);
 		BucketKey client = this.keys.keyFor(endpoint, identity);
-		BucketStore store = policy.isBatched() ? this.batchedGlobalBuckets
-				: policy.isGlobal() ? this.globalBuckets : this.buckets;
-		IdentifierExtractor sensitive = this.sensitiveEndpoints.get(endpoint);
-		long legacyNow = this.legacyHeaders ? this.time.currentTimeMillis() : -1;
+		BucketStore store = storeOf(policy);
 		if (sensitive == null) {
 			return Decision.of(endpoint, policy,
 					List.of(Quota.of(policy.name(), limits, store.tryConsume(client, limits, weight))), legacyNow);
@@ -127,6 +135,35 @@ public final class RateLimiter {
 		LoginAttempt attempt = (account.value() != null) ? new LoginAttempt(store, accountBucket, limits, weight,
 				account.value(), (this.devices != null && device == null) ? this.devices.tokens() : null) : null;
 		return Decision.of(endpoint, policy, quotas, legacyNow, attempt);
+	}
+
+	/**
+	 * Charges the endpoint's own limit (unless it is off) and every layered limit, all or
+	 * nothing. Each bucket is keyed by what shares it: the endpoint, the group or the API.
+	 */
+	private Decision layered(EndpointTemplate endpoint, Identity identity, Policy policy, List<Policy> layers,
+			int weight, long legacyNow) {
+		LayeredCharge charge = new LayeredCharge();
+		if (policy.mode() != PolicyMode.OFF) {
+			charge.add(policy, storeOf(policy), this.keys.keyFor(endpoint, identity),
+					policy.limits().withCapacityOfAtLeast(weight), weight);
+		}
+		for (Policy layer : layers) {
+			int cost = layer.unit().cost(weight);
+			String name = Objects.requireNonNull(layer.limitName());
+			String scope = switch (layer.target()) {
+				case API -> "api";
+				case GROUP -> "group " + layer.group();
+				case ENDPOINT -> endpoint.toString();
+			};
+			charge.add(layer, storeOf(layer), this.keys.limitKeyFor(name, scope, identity),
+					layer.limits().withCapacityOfAtLeast(cost), cost);
+		}
+		return charge.decide(endpoint, policy, legacyNow);
+	}
+
+	private BucketStore storeOf(Policy policy) {
+		return policy.isBatched() ? this.batchedGlobalBuckets : policy.isGlobal() ? this.globalBuckets : this.buckets;
 	}
 
 	private static SubmittedIdentifier extract(IdentifierExtractor extractor, RateLimitRequest request) {

@@ -73,17 +73,39 @@ public final class BucketKeys {
 	}
 
 	private BucketKey hash(EndpointTemplate endpoint, Identity identity) {
+		return hash(endpoint.toString(), identity);
+	}
+
+	private BucketKey hash(String charged, Identity identity) {
 		String principal = identity.principal();
 		if (principal == null) {
-			return BucketKey.fromHash(this.hasher.hash(endpoint.toString(), "network", identity.network().key()));
+			return BucketKey.fromHash(this.hasher.hash(charged, "network", identity.network().key()));
 		}
 		String source = identity.source().name();
 		String tenant = Objects.requireNonNullElse(identity.tenant(), "");
 		if (this.networkForPrincipals) {
-			return BucketKey.fromHash(
-					this.hasher.hash(endpoint.toString(), source, tenant, principal, identity.network().key()));
+			return BucketKey.fromHash(this.hasher.hash(charged, source, tenant, principal, identity.network().key()));
 		}
-		return BucketKey.fromHash(this.hasher.hash(endpoint.toString(), source, tenant, principal));
+		return BucketKey.fromHash(this.hasher.hash(charged, source, tenant, principal));
+	}
+
+	/**
+	 * Returns the key of the bucket of a layered limit that an identity draws on: one per
+	 * (limit name, identity) for a limit across the whole API, one per (limit name, group,
+	 * identity) for a group's, one per (limit name, endpoint, identity) for a limit of each
+	 * endpoint. Identities are keyed as for {@link #keyFor}, so an anonymous caller's API-wide
+	 * bucket is its network's. Never the key of an endpoint's own bucket: templates cannot
+	 * start with {@code limit}.
+	 * @param limitName the layered limit's name
+	 * @param scope what the bucket is shared by: {@code api}, {@code group <name>} or the
+	 * endpoint template
+	 * @param identity the identity charged
+	 * @return the key
+	 */
+	public BucketKey limitKeyFor(String limitName, String scope, Identity identity) {
+		// Not remembered like endpoint keys: one more hash per layered limit and request. The
+		// name's length keeps "a of b" of "c" apart from "a" of "b of c".
+		return hash("limit " + limitName.length() + ":" + limitName + " of " + scope, identity);
 	}
 
 	/**
