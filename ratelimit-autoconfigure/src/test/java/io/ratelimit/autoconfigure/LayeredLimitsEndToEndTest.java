@@ -20,6 +20,8 @@ import io.ratelimit.core.policy.ReloadablePolicies;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -48,7 +50,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 				"ratelimit.policy.default-rps=100",
 				"ratelimit.weights=POST /api/repos/*/issues=5, POST /api/repos/*/comments=5, PATCH /api/user=5",
 				"ratelimit.groups.content-creation=POST /api/repos/*/issues, POST /api/repos/*/comments",
-				"spring.jpa.open-in-view=false", "spring.flyway.enabled=false" })
+				"management.endpoints.web.exposure.include=ratelimit", "spring.jpa.open-in-view=false",
+				"spring.flyway.enabled=false" })
 @Import(LayeredLimitsEndToEndTest.FakeClockBuckets.class)
 @DirtiesContext
 class LayeredLimitsEndToEndTest {
@@ -248,6 +251,39 @@ class LayeredLimitsEndToEndTest {
 		assertThat(refused.statusCode()).isEqualTo(429);
 		assertThat(header(refused, "Retry-After")).isEqualTo("1");
 		assertThat(header(refused, "RateLimit")).isEqualTo("\"GET /api/status\";r=0;t=1");
+	}
+
+	@Test
+	void explainWhenLayeredThenEveryLimitWithItsChainAndTheRowItCameFrom() throws Exception {
+		HttpResponse<String> response = send("GET", "/actuator/ratelimit/explain?method=POST&path=/api/repos/1/issues"
+				+ "&tenant=acme", null);
+		assertThat(response.statusCode()).as(response.body()).isEqualTo(200);
+		JsonNode body = new ObjectMapper().readTree(response.body());
+
+		assertThat(body.path("policy").path("origin").asString()).isEqualTo("built-in");
+		JsonNode layers = body.path("layers");
+		assertThat(layers).hasSize(3);
+		assertThat(layers.get(0).path("limit").asString()).isEqualTo("hourly");
+		assertThat(layers.get(0).path("policy").path("tenant").asString()).isEqualTo("acme");
+		assertThat(layers.get(0).path("policy").path("quota").asLong()).isEqualTo(50);
+		assertThat(layers.get(0).path("policy").path("window").asLong()).isEqualTo(3600);
+		assertThat(layers.get(0).path("chain")).hasSize(1);
+		assertThat(layers.get(1).path("limit").asString()).isEqualTo("points");
+		assertThat(layers.get(1).path("policy").path("counts").asString()).isEqualTo("POINTS");
+		assertThat(layers.get(1).path("chain")).hasSize(2);
+		assertThat(layers.get(1).path("chain").get(0).path("found").isMissingNode()).isTrue();
+		assertThat(layers.get(2).path("limit").asString()).isEqualTo("content-creation");
+		assertThat(layers.get(2).path("policy").path("appliesTo").asString()).isEqualTo("GROUP");
+		assertThat(layers.get(2).path("policy").path("group").asString()).isEqualTo("content-creation");
+		for (JsonNode layer : layers) {
+			assertThat(layer.path("policy").path("origin").asString()).startsWith("row ");
+			assertThat(layer.path("applies").asBoolean()).isTrue();
+		}
+		// A tenant with its limits switched off sees the rows that switched them off.
+		JsonNode legacy = new ObjectMapper().readTree(send("GET",
+				"/actuator/ratelimit/explain?method=GET&path=/api/repos/1&tenant=legacy", null).body());
+		assertThat(legacy.path("layers")).hasSize(2)
+			.allSatisfy((layer) -> assertThat(layer.path("applies").asBoolean()).isFalse());
 	}
 
 	/**
