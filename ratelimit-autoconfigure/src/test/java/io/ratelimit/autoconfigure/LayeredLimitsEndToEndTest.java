@@ -167,6 +167,9 @@ class LayeredLimitsEndToEndTest {
 				"\"default\";q=200;w=2, \"hourly\";q=50;w=3600, \"points\";q=30;w=60, \"content-creation\";q=4;w=60");
 		assertThat(header(refused, "RateLimit")).isEqualTo(
 				"\"default\";r=180;t=1, \"hourly\";r=46;t=72, \"points\";r=10;t=2, \"content-creation\";r=0;t=15");
+		assertThat(refused.body()).isEqualTo("{\"type\":\"about:blank\",\"title\":\"Too Many Requests\",\"status\":429,"
+				+ "\"detail\":\"Rate limit exceeded for POST /api/repos/*/issues; retry after 15 seconds.\","
+				+ "\"endpoint\":\"POST /api/repos/*/issues\",\"policy\":\"content-creation\"}");
 		// A write that creates nothing is outside the group: it passes, on the points left.
 		HttpResponse<String> settings = send("PATCH", "/api/user", user);
 		assertThat(settings.statusCode()).isEqualTo(200);

@@ -50,15 +50,18 @@ public final class Decision {
 
 	private final boolean enforced;
 
+	private final boolean layered;
+
 	private Decision(Outcome outcome, EndpointTemplate endpoint, Policy policy, List<Quota> quotas,
 			long legacyNowMillis) {
-		this(outcome, endpoint, policy, quotas, legacyNowMillis, null, policy.mode() == PolicyMode.ENFORCE);
+		this(outcome, endpoint, policy, quotas, legacyNowMillis, null, policy.mode() == PolicyMode.ENFORCE, false);
 	}
 
 	private Decision(Outcome outcome, EndpointTemplate endpoint, Policy policy, List<Quota> quotas,
-			long legacyNowMillis, @Nullable LoginAttempt attempt, boolean enforced) {
+			long legacyNowMillis, @Nullable LoginAttempt attempt, boolean enforced, boolean layered) {
 		this.attempt = attempt;
 		this.enforced = enforced;
+		this.layered = layered;
 		this.outcome = outcome;
 		this.endpoint = endpoint;
 		this.policy = policy;
@@ -122,7 +125,7 @@ public final class Decision {
 		Outcome outcome = !refused ? Outcome.ALLOWED
 				: (policy.mode() == PolicyMode.ENFORCE) ? Outcome.REJECTED : Outcome.SHADOW_REJECTED;
 		return new Decision(outcome, endpoint, policy, List.copyOf(quotas), legacyNowMillis,
-				refused ? null : attempt, policy.mode() == PolicyMode.ENFORCE);
+				refused ? null : attempt, policy.mode() == PolicyMode.ENFORCE, false);
 	}
 
 	/**
@@ -138,7 +141,7 @@ public final class Decision {
 	 */
 	static Decision layered(Outcome outcome, EndpointTemplate endpoint, Policy policy, List<Quota> enforcedQuotas,
 			long legacyNowMillis) {
-		return new Decision(outcome, endpoint, policy, List.copyOf(enforcedQuotas), legacyNowMillis, null, true);
+		return new Decision(outcome, endpoint, policy, List.copyOf(enforcedQuotas), legacyNowMillis, null, true, true);
 	}
 
 	/**
@@ -156,6 +159,16 @@ public final class Decision {
 	 */
 	public Outcome outcome() {
 		return this.outcome;
+	}
+
+	/**
+	 * Returns the name of the limit the problem body of a 429 names: for a request charged
+	 * to layered limits, the refusing one with the longest wait; otherwise the policy's.
+	 * @return the limit name
+	 */
+	public String limitName() {
+		return (this.layered && this.outcome != Outcome.ALLOWED && !this.quotas.isEmpty()) ? binding().name()
+				: this.policy.name();
 	}
 
 	/**

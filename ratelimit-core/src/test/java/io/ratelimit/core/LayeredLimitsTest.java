@@ -157,6 +157,7 @@ class LayeredLimitsTest {
 		Decision refused = limiter.evaluate(octocat("GET", "/api/repos"));
 
 		assertThat(refused.isRejected()).isTrue();
+		assertThat(refused.limitName()).isEqualTo("hourly");
 		assertThat(headers(refused)).containsEntry("Retry-After", "1800")
 			.containsEntry("RateLimit", "\"default\";r=1998;t=1, \"per-minute\";r=0;t=30, \"hourly\";r=0;t=1800");
 	}
