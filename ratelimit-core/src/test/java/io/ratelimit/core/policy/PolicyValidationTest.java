@@ -168,6 +168,7 @@ class PolicyValidationTest {
 
 		assertThat(snapshot.rejected()).singleElement().satisfies((rejected) -> {
 			assertThat(rejected.row().id()).isEqualTo("2");
+			assertThat(rejected.toString()).startsWith("row 2 (default, project_id=acme, limit_name=hourly): ");
 			assertThat(rejected.reason())
 				.isEqualTo("limit 'hourly' applies to the whole API in row 1, so it cannot apply to each endpoint here");
 		});
