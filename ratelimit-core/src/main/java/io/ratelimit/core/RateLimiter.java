@@ -19,6 +19,7 @@ import io.ratelimit.core.identity.Identity;
 import io.ratelimit.core.identity.IdentityResolver;
 import io.ratelimit.core.identity.KeyedHasher;
 import io.ratelimit.core.identity.SubmittedIdentifier;
+import io.ratelimit.core.policy.LimitTarget;
 import io.ratelimit.core.policy.Policy;
 import io.ratelimit.core.policy.PolicyMode;
 import io.ratelimit.core.policy.PolicySettings;
@@ -43,6 +44,8 @@ public final class RateLimiter {
 
 	private final EndpointWeights weights;
 
+	private final int maximumWeight;
+
 	private final BucketKeys keys;
 
 	private final BucketStore buckets;
@@ -66,6 +69,7 @@ public final class RateLimiter {
 		this.identities = builder.identities;
 		this.policies = builder.policies;
 		this.weights = builder.weights;
+		this.maximumWeight = builder.weights.maximum();
 		this.keys = (builder.keys != null) ? builder.keys : new BucketKeys(KeyedHasher.withRandomSecret(), false);
 		this.time = builder.time;
 		this.buckets = (builder.buckets != null) ? builder.buckets : LocalBucketStore.create(100_000, builder.time);
@@ -156,8 +160,11 @@ public final class RateLimiter {
 				case GROUP -> "group " + layer.group();
 				case ENDPOINT -> endpoint.toString();
 			};
+			// A bucket that endpoints of different weights share keeps one shape: big enough
+			// for the heaviest, or each endpoint would resize it for the next.
+			long capacity = (layer.target() == LimitTarget.ENDPOINT) ? cost : layer.unit().cost(this.maximumWeight);
 			charge.add(layer, storeOf(layer), this.keys.limitKeyFor(name, scope, identity),
-					layer.limits().withCapacityOfAtLeast(cost), cost);
+					layer.limits().withCapacityOfAtLeast(capacity), cost);
 		}
 		return charge.decide(endpoint, policy, legacyNow);
 	}

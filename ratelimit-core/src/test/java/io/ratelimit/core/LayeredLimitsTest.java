@@ -244,4 +244,15 @@ class LayeredLimitsTest {
 				"\"UNKNOWN\";q=4;w=2");
 	}
 
+	@Test
+	void evaluateWhenSharedBucketSmallerThanAWeightThenItHoldsTheHeaviestForEveryEndpoint() {
+		row("default", null, "points", "API", null, 3, "PT1M", "POINTS");
+		RateLimiter limiter = limiter();
+
+		assertThat(headers(limiter.evaluate(octocat("GET", "/api/repos")))).containsEntry("RateLimit-Policy",
+				"\"default\";q=2000;w=2, \"points\";q=5;w=100");
+		assertThat(headers(limiter.evaluate(octocat("PUT", "/api/settings")))).containsEntry("RateLimit-Policy",
+				"\"default\";q=2000;w=2, \"points\";q=5;w=100");
+	}
+
 }
