@@ -76,7 +76,14 @@ public enum Diagnostic {
 	 * serves (no handler, no Spring Security authentication filter), so its account buckets
 	 * protect nothing.
 	 */
-	W011;
+	W011,
+
+	/**
+	 * A policy row can never refuse a request that another row for the same requests admits
+	 * (a layered limit looser in both burst and rate than one it is layered with, such as
+	 * an hourly count above 3,600 times the per-second rate), so it limits nothing.
+	 */
+	W012;
 
 	/**
 	 * Returns a log message that starts with this code.
