@@ -42,25 +42,27 @@ public final class Decision {
 
 	private final List<Quota> quotas;
 
-	private final long retryAfterSeconds;
+	/* An int, capped: with the flag below the object stays at 48 bytes. */
+	private final int retryAfterSeconds;
 
 	private final long legacyResetEpochSeconds;
 
 	private final @Nullable LoginAttempt attempt;
 
-	private final boolean enforced;
-
+	/*
+	 * Whether the quotas are of layered limits, enforced ones only. Every admitted request
+	 * makes a decision: one flag and an int wait keep it within 48 bytes, as before.
+	 */
 	private final boolean layered;
 
 	private Decision(Outcome outcome, EndpointTemplate endpoint, Policy policy, List<Quota> quotas,
 			long legacyNowMillis) {
-		this(outcome, endpoint, policy, quotas, legacyNowMillis, null, policy.mode() == PolicyMode.ENFORCE, false);
+		this(outcome, endpoint, policy, quotas, legacyNowMillis, null, false);
 	}
 
 	private Decision(Outcome outcome, EndpointTemplate endpoint, Policy policy, List<Quota> quotas,
-			long legacyNowMillis, @Nullable LoginAttempt attempt, boolean enforced, boolean layered) {
+			long legacyNowMillis, @Nullable LoginAttempt attempt, boolean layered) {
 		this.attempt = attempt;
-		this.enforced = enforced;
 		this.layered = layered;
 		this.outcome = outcome;
 		this.endpoint = endpoint;
@@ -72,7 +74,7 @@ public final class Decision {
 				retryAfter = Math.max(retryAfter, quota.resetSeconds());
 			}
 		}
-		this.retryAfterSeconds = retryAfter;
+		this.retryAfterSeconds = (int) Math.min(Integer.MAX_VALUE, retryAfter);
 		this.legacyResetEpochSeconds = (legacyNowMillis < 0 || quotas.isEmpty()) ? -1
 				: ceilDiv(legacyNowMillis, 1000) + binding().resetSeconds();
 	}
@@ -125,7 +127,7 @@ public final class Decision {
 		Outcome outcome = !refused ? Outcome.ALLOWED
 				: (policy.mode() == PolicyMode.ENFORCE) ? Outcome.REJECTED : Outcome.SHADOW_REJECTED;
 		return new Decision(outcome, endpoint, policy, List.copyOf(quotas), legacyNowMillis,
-				refused ? null : attempt, policy.mode() == PolicyMode.ENFORCE, false);
+				refused ? null : attempt, false);
 	}
 
 	/**
@@ -141,7 +143,7 @@ public final class Decision {
 	 */
 	static Decision layered(Outcome outcome, EndpointTemplate endpoint, Policy policy, List<Quota> enforcedQuotas,
 			long legacyNowMillis) {
-		return new Decision(outcome, endpoint, policy, List.copyOf(enforcedQuotas), legacyNowMillis, null, true, true);
+		return new Decision(outcome, endpoint, policy, List.copyOf(enforcedQuotas), legacyNowMillis, null, true);
 	}
 
 	/**
@@ -235,7 +237,7 @@ public final class Decision {
 	 * @return whether there are fields to write
 	 */
 	public boolean hasHeaders() {
-		return !this.quotas.isEmpty() && this.enforced;
+		return !this.quotas.isEmpty() && (this.layered || this.policy.mode() == PolicyMode.ENFORCE);
 	}
 
 	/**
