@@ -7,6 +7,12 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import io.ratelimit.core.bucket.EndpointWeights;
 import io.ratelimit.core.bucket.LocalBucketStore;
@@ -253,6 +259,44 @@ class LayeredLimitsTest {
 				"\"default\";q=2000;w=2, \"points\";q=5;w=100");
 		assertThat(headers(limiter.evaluate(octocat("PUT", "/api/settings")))).containsEntry("RateLimit-Policy",
 				"\"default\";q=2000;w=2, \"points\";q=5;w=100");
+	}
+
+	@Test
+	void evaluateWhenConcurrentThenNoLimitAdmitsMoreAndRefusedRequestsLeaveNothingTaken() throws Exception {
+		row("default", null, "hourly", "API", null, 100, "PT1H", "REQUESTS");
+		row("default", null, "content", "GROUP", "content", 30, "PT1H", "REQUESTS");
+		RateLimiter limiter = limiter();
+		int threads = 8;
+		AtomicInteger admitted = new AtomicInteger();
+		CountDownLatch start = new CountDownLatch(1);
+		ExecutorService pool = Executors.newFixedThreadPool(threads);
+		try {
+			List<Future<?>> done = new ArrayList<>();
+			for (int t = 0; t < threads; t++) {
+				done.add(pool.submit(() -> {
+					start.await();
+					for (int i = 0; i < 50; i++) {
+						if (!limiter.evaluate(octocat("POST", "/api/issues")).isRejected()) {
+							admitted.incrementAndGet();
+						}
+					}
+					return null;
+				}));
+			}
+			start.countDown();
+			for (Future<?> future : done) {
+				future.get(30, TimeUnit.SECONDS);
+			}
+		}
+		finally {
+			pool.shutdownNow();
+		}
+
+		// The clock stands still: the group admits exactly its 30, and the hourly bucket was
+		// charged for those 30 alone, whatever the 370 refused requests took and gave back.
+		assertThat(admitted).hasValue(30);
+		assertThat(headers(limiter.evaluate(octocat("GET", "/api/repos")))).containsEntry("RateLimit",
+				"\"default\";r=1999;t=1, \"hourly\";r=69;t=36");
 	}
 
 }
