@@ -18,9 +18,10 @@ import io.ratelimit.core.policy.PolicyMode;
  * <p>
  * Under concurrency this never admits more than any one bucket allows: tokens are taken
  * before the request is admitted. The price is on the other side: between taking and giving
- * back, a request that is then refused holds up to its cost in each bucket it was charged
- * to, so a concurrent request may be refused by a bucket that would have had room a moment
- * later. The bound is one refused request's cost per bucket, for the time of one decision.
+ * back, a request that is then refused holds its cost in each bucket it was charged to, so
+ * a concurrent request may be refused by a bucket that would have had room a moment later.
+ * The bound: a bucket is short by at most the cost of the requests being refused at that
+ * moment, each for the time of one decision.
  * <p>
  * A limit in shadow mode is charged like the others but only watches: when shadow limits
  * alone refuse, the request passes ({@link Decision.Outcome#SHADOW_REJECTED}) and is charged
