@@ -190,8 +190,8 @@ final class PolicyRowValidator {
 			return "endpoint_group must be NULL unless applies_to is GROUP";
 		}
 		if (target != LimitTarget.ENDPOINT && !endpoint.equals(EndpointTemplate.DEFAULT)) {
-			return "a " + target + " limit counts every endpoint it applies to in one bucket, so endpoint must be"
-					+ " 'default'";
+			return ((target == LimitTarget.API) ? "an API" : "a GROUP")
+					+ " limit counts every endpoint it applies to in one bucket, so endpoint must be 'default'";
 		}
 		return null;
 	}
@@ -236,7 +236,8 @@ final class PolicyRowValidator {
 		this.byKey.put(key, stricter);
 		this.rejected.add(new RejectedRow(looser.row(), "duplicate of row " + stricter.row().id()
 				+ ((key.limitName() == null) ? " for the same endpoint and project_id"
-						: " for the same endpoint, project_id and limit_name") + "; the stricter row " + stricter.row().id() + " applies"));
+						: " for the same endpoint, project_id and limit_name")
+				+ "; the stricter row " + stricter.row().id() + " applies"));
 	}
 
 	private record Accepted(PolicyRow row, Policy policy) {

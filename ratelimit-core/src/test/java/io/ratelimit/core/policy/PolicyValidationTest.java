@@ -122,20 +122,20 @@ class PolicyValidationTest {
 
 	@ParameterizedTest(name = "[{index}] {0} / {1} / {2} / {3} / {4}")
 	@CsvSource(delimiter = '|', nullValues = "NULL", textBlock = """
-			default           | NULL   | API      | NULL    | 10   | PT1H   | POINTS   | a limit that applies to a group or the API, or counts requests, needs a limit_name
-			default           | NULL   | ENDPOINT | NULL    | 10   | PT1H   | REQUESTS | needs a limit_name
-			default           | hourly | WORLD    | NULL    | 10   | PT1H   | POINTS   | applies_to must be ENDPOINT, GROUP or API, but was 'WORLD'
-			default           | hourly | API      | NULL    | 10   | PT1H   | TOKENS   | counts must be POINTS or REQUESTS, but was 'TOKENS'
-			GET /api/users/*  | hourly | API      | NULL    | 10   | PT1H   | POINTS   | a API limit counts every endpoint it applies to in one bucket, so endpoint must be 'default'
-			default           | hourly | GROUP    | NULL    | 10   | PT1H   | POINTS   | endpoint_group is missing for a GROUP limit
-			default           | hourly | GROUP    | writers | 10   | PT1H   | POINTS   | no group of endpoints is named 'writers' (ratelimit.groups.writers)
-			default           | hourly | API      | users   | 10   | PT1H   | POINTS   | endpoint_group must be NULL unless applies_to is GROUP
-			UNKNOWN           | hourly | ENDPOINT | NULL    | 10   | PT1H   | POINTS   | UNKNOWN has one limit, its own: limit_name must be NULL
-			default           | hourly | API      | NULL    | 0    | PT1H   | POINTS   | limit_count must be positive, but was 0 (use mode OFF for no limit)
-			default           | hourly | API      | NULL    | 10   | 1 hour | POINTS   | limit_window must be an ISO-8601 duration such as PT1H, but was '1 hour'
-			default           | hourly | API      | NULL    | 10   | PT0.5S | POINTS   | limit_window must be between PT1S and PT744H (longer periods are calendar quotas, not buckets), but was PT0.5S
-			default           | hourly | API      | NULL    | 10   | P32D   | POINTS   | must be between PT1S and PT744H
-			default           | hourly | API      | NULL    | 10   | NULL   | POINTS   | limit_count and limit_window go together
+			default          | NULL   | API      | NULL    | 10 | PT1H   | POINTS   | a group or the API, or counts requests, needs a limit_name
+			default          | NULL   | ENDPOINT | NULL    | 10 | PT1H   | REQUESTS | needs a limit_name
+			default          | hourly | WORLD    | NULL    | 10 | PT1H   | POINTS   | must be ENDPOINT, GROUP or API, but was 'WORLD'
+			default          | hourly | API      | NULL    | 10 | PT1H   | TOKENS   | must be POINTS or REQUESTS, but was 'TOKENS'
+			GET /api/users/* | hourly | API      | NULL    | 10 | PT1H   | POINTS   | so endpoint must be 'default'
+			default          | hourly | GROUP    | NULL    | 10 | PT1H   | POINTS   | endpoint_group is missing for a GROUP limit
+			default          | hourly | GROUP    | writers | 10 | PT1H   | POINTS   | no group of endpoints is named 'writers'
+			default          | hourly | API      | users   | 10 | PT1H   | POINTS   | endpoint_group must be NULL unless applies_to is GROUP
+			UNKNOWN          | hourly | ENDPOINT | NULL    | 10 | PT1H   | POINTS   | UNKNOWN has one limit, its own
+			default          | hourly | API      | NULL    | 0  | PT1H   | POINTS   | limit_count must be positive, but was 0
+			default          | hourly | API      | NULL    | 10 | 1 hour | POINTS   | an ISO-8601 duration such as PT1H, but was '1 hour'
+			default          | hourly | API      | NULL    | 10 | PT0.5S | POINTS   | (longer periods are calendar quotas, not buckets), but was PT0.5S
+			default          | hourly | API      | NULL    | 10 | P32D   | POINTS   | must be between PT1S and PT744H
+			default          | hourly | API      | NULL    | 10 | NULL   | POINTS   | limit_count and limit_window go together
 			""")
 	void ofWhenLayeredRowIsInvalidThenRejectedWithReason(String endpoint, String name, String appliesTo, String group,
 			Long count, String window, String counts, String reason) {
