@@ -1,6 +1,7 @@
 package io.ratelimit.core.policy;
 
 import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
@@ -33,6 +34,10 @@ final class PolicyRowValidator {
 
 	/** The longest window a bucket counts over. */
 	static final Duration MAXIMUM_WINDOW = Duration.ofDays(31);
+
+	/** The most a bucket may hold: the largest rate times the largest burst factor. */
+	static final long MAXIMUM_CAPACITY = PolicySettings.MAXIMUM_RPS.multiply(PolicySettings.MAXIMUM_BURST_FACTOR)
+		.longValueExact();
 
 	private final PolicySettings settings;
 
@@ -73,9 +78,17 @@ final class PolicyRowValidator {
 		EndpointTemplate endpoint = EndpointTemplate.parse(row.endpoint());
 		PolicyMode mode = Objects.requireNonNull(PolicyMode.parse(row.mode()));
 		PolicyScope scope = Objects.requireNonNull(PolicyScope.parse(row.scope()));
-		BucketLimits limits = (row.rpsLimit() != null) ? BucketLimits.of(row.rpsLimit(), this.settings.burstFactor(), 1)
-				: BucketLimits.perWindow(Objects.requireNonNull(row.limitCount()), window(row),
-						Objects.requireNonNullElse(row.burst(), row.limitCount()));
+		BucketLimits limits;
+		try {
+			limits = (row.rpsLimit() != null) ? BucketLimits.of(row.rpsLimit(), this.settings.burstFactor(), 1)
+					: BucketLimits.perWindow(Objects.requireNonNull(row.limitCount()), window(row),
+							Objects.requireNonNullElse(row.burst(), row.limitCount()));
+		}
+		catch (IllegalArgumentException | ArithmeticException ex) {
+			// Whatever the checks above missed, one row must not fail the whole load.
+			this.rejected.add(new RejectedRow(row, "the limit cannot be represented: " + ex.getMessage()));
+			return;
+		}
 		BigDecimal rps = (row.rpsLimit() != null) ? row.rpsLimit() : limits.rps();
 		Policy policy = new Policy(endpoint, row.tenant(), rps, mode, scope, limits, "row " + row.id(),
 				blankToNull(row.limitName()), Objects.requireNonNull(LimitTarget.parse(row.appliesTo())),
@@ -219,6 +232,17 @@ final class PolicyRowValidator {
 		}
 		if (row.burst() != null && row.burst() < 1) {
 			return "burst must be positive, but was " + row.burst();
+		}
+		BigDecimal perSecond = BigDecimal.valueOf(row.limitCount())
+			.divide(BigDecimal.valueOf(window.toMillis()).movePointLeft(3), 6, RoundingMode.HALF_UP);
+		if (perSecond.compareTo(PolicySettings.MAXIMUM_RPS) > 0) {
+			return "limit_count per limit_window is " + perSecond.stripTrailingZeros().toPlainString()
+					+ " per second, above the maximum of " + PolicySettings.MAXIMUM_RPS.toPlainString();
+		}
+		long capacity = Objects.requireNonNullElse(row.burst(), row.limitCount());
+		if (capacity > MAXIMUM_CAPACITY) {
+			return ((row.burst() != null) ? "burst " : "limit_count ") + capacity + " is above the maximum of "
+					+ MAXIMUM_CAPACITY + " in one bucket";
 		}
 		return null;
 	}

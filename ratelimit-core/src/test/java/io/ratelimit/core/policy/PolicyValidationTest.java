@@ -136,6 +136,8 @@ class PolicyValidationTest {
 			default          | hourly | API      | NULL    | 10 | PT0.5S | POINTS   | (longer periods are calendar quotas, not buckets), but was PT0.5S
 			default          | hourly | API      | NULL    | 10 | P32D   | POINTS   | must be between PT1S and PT744H
 			default          | hourly | API      | NULL    | 10 | NULL   | POINTS   | limit_count and limit_window go together
+			default          | hourly | API      | NULL    | 3600000001 | PT1H | POINTS | is 1000000.000278 per second, above the maximum of 1000000
+			default          | hourly | API      | NULL    | 1000000001 | P31D | POINTS | limit_count 1000000001 is above the maximum of 1000000000
 			""")
 	void ofWhenLayeredRowIsInvalidThenRejectedWithReason(String endpoint, String name, String appliesTo, String group,
 			Long count, String window, String counts, String reason) {
@@ -147,6 +149,20 @@ class PolicyValidationTest {
 
 		assertThat(snapshot.rejected()).singleElement()
 			.satisfies((rejected) -> assertThat(rejected.reason()).contains(reason));
+	}
+
+	@Test
+	void ofWhenBucketWouldTakeCenturiesToFillThenRowRejectedAndOthersLoad() {
+		// A billion-token bucket refilled at one token per 31 days.
+		PolicyRow slow = new PolicyRow("1", "default", null, null, null, null, "monthly", "API", null, 1L, "P31D",
+				1_000_000_000L, null);
+		PolicyRow good = PolicyRow.layered("2", "default", null, "hourly", "API", null, 100, "PT1H", "REQUESTS");
+
+		PolicySnapshot snapshot = PolicySnapshot.of(List.of(slow, good), SETTINGS, 1, Instant.EPOCH);
+
+		assertThat(snapshot.rejected()).singleElement()
+			.satisfies((rejected) -> assertThat(rejected.reason()).startsWith("the limit cannot be represented: "));
+		assertThat(snapshot.resolveLayered(USERS, null)).extracting(Policy::origin).containsExactly("row 2");
 	}
 
 	@Test
