@@ -155,16 +155,15 @@ public final class RateLimiter {
 		for (Policy layer : layers) {
 			int cost = layer.unit().cost(weight);
 			String name = Objects.requireNonNull(layer.limitName());
-			String scope = switch (layer.target()) {
-				case API -> "api";
-				case GROUP -> "group " + layer.group();
-				case ENDPOINT -> endpoint.toString();
+			BucketKey key = switch (layer.target()) {
+				case API -> this.keys.apiKeyFor(name, identity);
+				case GROUP -> this.keys.groupKeyFor(name, Objects.requireNonNull(layer.group()), identity);
+				case ENDPOINT -> this.keys.endpointLimitKeyFor(name, endpoint, identity);
 			};
 			// A bucket that endpoints of different weights share keeps one shape: big enough
 			// for the heaviest, or each endpoint would resize it for the next.
 			long capacity = (layer.target() == LimitTarget.ENDPOINT) ? cost : layer.unit().cost(this.maximumWeight);
-			charge.add(layer, storeOf(layer), this.keys.limitKeyFor(name, scope, identity),
-					layer.limits().withCapacityOfAtLeast(capacity), cost);
+			charge.add(layer, storeOf(layer), key, layer.limits().withCapacityOfAtLeast(capacity), cost);
 		}
 		return charge.decide(endpoint, policy, legacyNow);
 	}
