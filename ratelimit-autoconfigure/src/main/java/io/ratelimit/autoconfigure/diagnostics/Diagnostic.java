@@ -83,7 +83,7 @@ public enum Diagnostic {
 	 * (a layered limit looser in both burst and rate than one it is layered with, such as
 	 * an hourly count above 3,600 times the per-second rate), so it limits nothing.
 	 */
-	W012;
+	W013;
 
 	/**
 	 * Returns a log message that starts with this code.

@@ -40,7 +40,7 @@ import org.springframework.beans.factory.InitializingBean;
  * than it says;</li>
  * <li>{@link Diagnostic#W006}: a row names a template the application does not serve, so
  * it was rejected;</li>
- * <li>{@link Diagnostic#W012}: of two enforced rows that charge the same requests to buckets
+ * <li>{@link Diagnostic#W013}: of two enforced rows that charge the same requests to buckets
  * of the same reach (same endpoint, tenant, target and unit), one holds at least as much and
  * refills at least as fast as the other, so it can never refuse first.</li>
  * </ul>
@@ -167,7 +167,7 @@ public class PolicyTableCheck implements InitializingBean {
 					if (looser != tighter && neverRefusesFirst(looser.limits(), tighter.limits())
 							&& (!neverRefusesFirst(tighter.limits(), looser.limits()) || isRedundantTwin(looser, tighter))) {
 						// Once per row: the first row that makes it pointless says enough.
-						problems.putIfAbsent("W012 " + looser.origin(), neverBinds(looser, tighter));
+						problems.putIfAbsent("W013 " + looser.origin(), neverBinds(looser, tighter));
 					}
 				}
 			}
@@ -196,7 +196,7 @@ public class PolicyTableCheck implements InitializingBean {
 	}
 
 	private static String neverBinds(Policy looser, Policy tighter) {
-		return Diagnostic.W012.message("Policy row " + describe(looser) + " can never refuse a request: every "
+		return Diagnostic.W013.message("Policy row " + describe(looser) + " can never refuse a request: every "
 				+ "request it counts also counts against " + describe(tighter) + ", whose bucket is no larger and "
 				+ "refills no faster, so that one always refuses first. Lower the limit of " + looser.origin()
 				+ " below " + tighter.origin() + "'s (for a longer window, less than the shorter window's rate times "

@@ -318,7 +318,7 @@ class RateLimitDiagnosticsAutoConfigurationTest {
 	}
 
 	@Test
-	void reloadWhenHourlyLayerLooserThanThePerSecondRateThenW012NamesIt(CapturedOutput output) {
+	void reloadWhenHourlyLayerLooserThanThePerSecondRateThenW013NamesIt(CapturedOutput output) {
 		this.runner.run((context) -> {
 			// 5 per second with burst 2 (10 tokens) admits at most 18,010 an hour: 20,000 never binds.
 			table(context, DEFAULT, UNKNOWN,
@@ -328,8 +328,8 @@ class RateLimitDiagnosticsAutoConfigurationTest {
 			policies.reload();
 			policies.reload();
 
-			assertThat(count(output, Diagnostic.W012)).isOne();
-			assertThat(line(output, Diagnostic.W012)).contains(
+			assertThat(count(output, Diagnostic.W013)).isOne();
+			assertThat(line(output, Diagnostic.W013)).contains(
 					"Policy row h1 (limit 'per-hour' of 'default', project_id NULL: q=20000, w=3600) can never refuse")
 				.contains("counts against d1 (the endpoint's own limit of 'default', project_id NULL: q=10, w=2)");
 		});
