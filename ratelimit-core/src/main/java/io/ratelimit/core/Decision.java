@@ -50,20 +50,22 @@ public final class Decision {
 	private final @Nullable LoginAttempt attempt;
 
 	/*
-	 * Whether the quotas are of layered limits, enforced ones only. Every admitted request
-	 * makes a decision: one flag and an int wait keep it within 48 bytes, as before.
+	 * For a request charged to layered limits, the name of the limit the problem body names
+	 * (the refusing one with the longest wait, else the endpoint's own); null otherwise,
+	 * which also says that the quotas are the policy's alone. Every admitted request makes
+	 * a decision: one field and an int wait keep it within 48 bytes, as before.
 	 */
-	private final boolean layered;
+	private final @Nullable String layeredName;
 
 	private Decision(Outcome outcome, EndpointTemplate endpoint, Policy policy, List<Quota> quotas,
 			long legacyNowMillis) {
-		this(outcome, endpoint, policy, quotas, legacyNowMillis, null, false);
+		this(outcome, endpoint, policy, quotas, legacyNowMillis, null, null);
 	}
 
 	private Decision(Outcome outcome, EndpointTemplate endpoint, Policy policy, List<Quota> quotas,
-			long legacyNowMillis, @Nullable LoginAttempt attempt, boolean layered) {
+			long legacyNowMillis, @Nullable LoginAttempt attempt, @Nullable String layeredName) {
 		this.attempt = attempt;
-		this.layered = layered;
+		this.layeredName = layeredName;
 		this.outcome = outcome;
 		this.endpoint = endpoint;
 		this.policy = policy;
@@ -127,7 +129,7 @@ public final class Decision {
 		Outcome outcome = !refused ? Outcome.ALLOWED
 				: (policy.mode() == PolicyMode.ENFORCE) ? Outcome.REJECTED : Outcome.SHADOW_REJECTED;
 		return new Decision(outcome, endpoint, policy, List.copyOf(quotas), legacyNowMillis,
-				refused ? null : attempt, false);
+				refused ? null : attempt, null);
 	}
 
 	/**
@@ -139,11 +141,15 @@ public final class Decision {
 	 * fields; limits in shadow mode are left out, as their fields would be
 	 * @param legacyNowMillis the wall-clock time for {@code X-RateLimit-Reset}, or a
 	 * negative value to leave the legacy fields out
+	 * @param attempt the admitted login attempt the request is, or {@code null}
+	 * @param limitName the name of the limit the problem body names: the refusing one with
+	 * the longest wait, else the endpoint's own
 	 * @return the decision
 	 */
 	static Decision layered(Outcome outcome, EndpointTemplate endpoint, Policy policy, List<Quota> enforcedQuotas,
-			long legacyNowMillis) {
-		return new Decision(outcome, endpoint, policy, List.copyOf(enforcedQuotas), legacyNowMillis, null, true);
+			long legacyNowMillis, @Nullable LoginAttempt attempt, String limitName) {
+		return new Decision(outcome, endpoint, policy, List.copyOf(enforcedQuotas), legacyNowMillis, attempt,
+				limitName);
 	}
 
 	/**
@@ -165,12 +171,12 @@ public final class Decision {
 
 	/**
 	 * Returns the name of the limit the problem body of a 429 names: for a request charged
-	 * to layered limits, the refusing one with the longest wait; otherwise the policy's.
+	 * to layered limits, the refusing one with the longest wait; otherwise, and when the
+	 * endpoint's own buckets refuse (a login's account bucket included), the policy's.
 	 * @return the limit name
 	 */
 	public String limitName() {
-		return (this.layered && this.outcome != Outcome.ALLOWED && !this.quotas.isEmpty()) ? binding().name()
-				: this.policy.name();
+		return (this.layeredName != null) ? this.layeredName : this.policy.name();
 	}
 
 	/**
@@ -237,7 +243,7 @@ public final class Decision {
 	 * @return whether there are fields to write
 	 */
 	public boolean hasHeaders() {
-		return !this.quotas.isEmpty() && (this.layered || this.policy.mode() == PolicyMode.ENFORCE);
+		return !this.quotas.isEmpty() && (this.layeredName != null || this.policy.mode() == PolicyMode.ENFORCE);
 	}
 
 	/**

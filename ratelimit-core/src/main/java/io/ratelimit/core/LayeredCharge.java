@@ -10,11 +10,13 @@ import io.ratelimit.core.bucket.Consumption;
 import io.ratelimit.core.endpoint.EndpointTemplate;
 import io.ratelimit.core.policy.Policy;
 import io.ratelimit.core.policy.PolicyMode;
+import org.jspecify.annotations.Nullable;
 
 /**
- * Charges a request to every limit that applies to it, all or nothing: each bucket is
- * tried in turn (every one, so that each refusing bucket's wait is known for
- * {@code Retry-After}), and when any refuses, what the others took is given back.
+ * Charges a request to every bucket it needs, all or nothing: its endpoint's own, a login's
+ * account bucket, and those of its layered limits. Each bucket is tried in turn (every one,
+ * so that each refusing bucket's wait is known for {@code Retry-After}), and when any
+ * refuses, what the others took is given back.
  * <p>
  * Under concurrency this never admits more than any one bucket allows: tokens are taken
  * before the request is admitted. The price is on the other side: between taking and giving
@@ -42,7 +44,23 @@ final class LayeredCharge {
 	 * @return this charge
 	 */
 	LayeredCharge add(Policy policy, BucketStore store, BucketKey key, BucketLimits limits, long tokens) {
-		this.charges.add(new Charge(policy, store, key, limits, tokens));
+		return add(policy.name(), policy, store, key, limits, tokens);
+	}
+
+	/**
+	 * Adds a bucket to charge under a name of its own in the fields, such as the account's
+	 * bucket of a login.
+	 * @param name the bucket's name in the fields
+	 * @param policy the limit
+	 * @param store where its bucket lives
+	 * @param key the bucket key
+	 * @param limits the bucket shape, large enough for the tokens
+	 * @param tokens what the request costs this limit
+	 * @return this charge
+	 */
+	LayeredCharge add(String name, Policy policy, BucketStore store, BucketKey key, BucketLimits limits,
+			long tokens) {
+		this.charges.add(new Charge(name, policy, store, key, limits, tokens));
 		return this;
 	}
 
@@ -51,9 +69,10 @@ final class LayeredCharge {
 	 * @param endpoint the endpoint charged
 	 * @param own the endpoint's own policy, named by the decision
 	 * @param legacyNowMillis the wall-clock time for the legacy fields, negative for none
+	 * @param attempt the login attempt the request is, kept only if it is admitted
 	 * @return the decision
 	 */
-	Decision decide(EndpointTemplate endpoint, Policy own, long legacyNowMillis) {
+	Decision decide(EndpointTemplate endpoint, Policy own, long legacyNowMillis, @Nullable LoginAttempt attempt) {
 		int n = this.charges.size();
 		Consumption[] results = new Consumption[n];
 		boolean refusedEnforced = false;
@@ -73,15 +92,23 @@ final class LayeredCharge {
 			refusedEnforced = chargeEnforcedAgain(results);
 		}
 		List<Quota> shown = new ArrayList<>(n);
+		String refusedBy = own.name();
+		long longestWait = 0;
 		for (int i = 0; i < n; i++) {
 			Charge charge = this.charges.get(i);
 			if (charge.enforced()) {
-				shown.add(Quota.of(charge.policy.name(), charge.limits, results[i]));
+				Quota quota = Quota.of(charge.name, charge.limits, results[i]);
+				shown.add(quota);
+				if (quota.refused() && quota.resetSeconds() > longestWait) {
+					longestWait = quota.resetSeconds();
+					refusedBy = charge.policy.name();
+				}
 			}
 		}
 		Decision.Outcome outcome = refusedEnforced ? Decision.Outcome.REJECTED
 				: refusedShadow ? Decision.Outcome.SHADOW_REJECTED : Decision.Outcome.ALLOWED;
-		return Decision.layered(outcome, endpoint, own, shown, legacyNowMillis);
+		return Decision.layered(outcome, endpoint, own, shown, legacyNowMillis,
+				(outcome == Decision.Outcome.ALLOWED) ? attempt : null, refusedBy);
 	}
 
 	/**
@@ -116,7 +143,8 @@ final class LayeredCharge {
 		}
 	}
 
-	private record Charge(Policy policy, BucketStore store, BucketKey key, BucketLimits limits, long tokens) {
+	private record Charge(String name, Policy policy, BucketStore store, BucketKey key, BucketLimits limits,
+			long tokens) {
 
 		boolean enforced() {
 			return this.policy.mode() == PolicyMode.ENFORCE;

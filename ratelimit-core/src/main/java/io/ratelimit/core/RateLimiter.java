@@ -9,6 +9,7 @@ import io.ratelimit.core.bucket.BucketKey;
 import io.ratelimit.core.bucket.BucketKeys;
 import io.ratelimit.core.bucket.BucketLimits;
 import io.ratelimit.core.bucket.BucketStore;
+import io.ratelimit.core.bucket.Consumption;
 import io.ratelimit.core.bucket.EndpointWeights;
 import io.ratelimit.core.bucket.LocalBucketStore;
 import io.ratelimit.core.endpoint.EndpointResolver;
@@ -35,6 +36,9 @@ import org.jspecify.annotations.Nullable;
  * {@link #builder(EndpointResolver, ReloadablePolicies)}.
  */
 public final class RateLimiter {
+
+	/** The suffix naming the account's bucket of a login in the response fields. */
+	static final String IDENTIFIER_SUFFIX = " identifier";
 
 	private final EndpointResolver endpoints;
 
@@ -107,51 +111,60 @@ public final class RateLimiter {
 				: this.identities.resolve(request);
 		PolicySnapshot snapshot = this.policies.current();
 		Policy policy = snapshot.resolve(endpoint, identity.tenant());
-		IdentifierExtractor sensitive = this.sensitiveEndpoints.get(endpoint);
-		// A login's two buckets are not layered (yet): its own policy alone decides.
-		List<Policy> layers = (sensitive == null) ? snapshot.resolveLayered(endpoint, identity.tenant()) : List.of();
+		List<Policy> layers = snapshot.resolveLayered(endpoint, identity.tenant());
 		if (policy.mode() == PolicyMode.OFF && layers.isEmpty()) {
 			return Decision.unlimited(endpoint, policy);
 		}
 		int weight = this.weights.weightOf(endpoint);
 		long legacyNow = this.legacyHeaders ? this.time.currentTimeMillis() : -1;
-		if (!layers.isEmpty()) {
-			return layered(endpoint, identity, policy, layers, weight, legacyNow);
+		IdentifierExtractor sensitive = (policy.mode() != PolicyMode.OFF) ? this.sensitiveEndpoints.get(endpoint)
+				: null;
+		if (sensitive == null && layers.isEmpty()) {
+			BucketLimits limits = policy.limits().withCapacityOfAtLeast(weight);
+			BucketStore store = storeOf(policy);
+			Consumption consumption = store.tryConsume(this.keys.keyFor(endpoint, identity), limits, weight);
+			return Decision.of(endpoint, policy, List.of(Quota.of(policy.name(), limits, consumption)), legacyNow);
 		}
-		BucketLimits limits = policy.limits().withCapacityOfAtLeast(weight);
-		BucketKey client = this.keys.keyFor(endpoint, identity);
-		BucketStore store = storeOf(policy);
-		if (sensitive == null) {
-			return Decision.of(endpoint, policy,
-					List.of(Quota.of(policy.name(), limits, store.tryConsume(client, limits, weight))), legacyNow);
-		}
-		SubmittedIdentifier account = extract(sensitive, request);
-		if (account.isAbsent()) {
-			// Names no account, so logs nobody in: its client's bucket alone.
-			return Decision.of(endpoint, policy,
-					List.of(Quota.of(policy.name(), limits, store.tryConsume(client, limits, weight))), legacyNow);
-		}
-		String device = (this.devices != null && account.value() != null)
-				? this.devices.tokens().verify(this.devices.read(request), account.value()) : null;
-		BucketKey accountBucket = (device != null) ? this.keys.deviceKeyFor(endpoint, account, device)
-				: this.keys.identifierKeyFor(endpoint, account);
-		List<Quota> quotas = new DualBucket(store).consume(client, accountBucket, policy.name(), limits, weight);
-		LoginAttempt attempt = (account.value() != null) ? new LoginAttempt(store, accountBucket, limits, weight,
-				account.value(), (this.devices != null && device == null) ? this.devices.tokens() : null) : null;
-		return Decision.of(endpoint, policy, quotas, legacyNow, attempt);
-	}
-
-	/**
-	 * Charges the endpoint's own limit (unless it is off) and every layered limit, all or
-	 * nothing. Each bucket is keyed by what shares it: the endpoint, the group or the API.
-	 */
-	private Decision layered(EndpointTemplate endpoint, Identity identity, Policy policy, List<Policy> layers,
-			int weight, long legacyNow) {
 		LayeredCharge charge = new LayeredCharge();
 		if (policy.mode() != PolicyMode.OFF) {
 			charge.add(policy, storeOf(policy), this.keys.keyFor(endpoint, identity),
 					policy.limits().withCapacityOfAtLeast(weight), weight);
 		}
+		LoginAttempt attempt = (sensitive != null) ? chargeAccount(charge, sensitive, request, endpoint, policy, weight)
+				: null;
+		addLayers(charge, layers, endpoint, identity, weight);
+		return charge.decide(endpoint, policy, legacyNow, attempt);
+	}
+
+	/**
+	 * Adds the account's bucket of a login to the charge (or its trusted device's), and
+	 * returns the attempt to settle once the application has answered.
+	 * @return the attempt, or {@code null} when the request names no account
+	 */
+	private @Nullable LoginAttempt chargeAccount(LayeredCharge charge, IdentifierExtractor sensitive,
+			RateLimitRequest request, EndpointTemplate endpoint, Policy policy, int weight) {
+		SubmittedIdentifier account = extract(sensitive, request);
+		if (account.isAbsent()) {
+			// Names no account, so logs nobody in: its client's bucket alone.
+			return null;
+		}
+		String device = (this.devices != null && account.value() != null)
+				? this.devices.tokens().verify(this.devices.read(request), account.value()) : null;
+		BucketKey accountBucket = (device != null) ? this.keys.deviceKeyFor(endpoint, account, device)
+				: this.keys.identifierKeyFor(endpoint, account);
+		BucketLimits limits = policy.limits().withCapacityOfAtLeast(weight);
+		BucketStore store = storeOf(policy);
+		charge.add(policy.name() + IDENTIFIER_SUFFIX, policy, store, accountBucket, limits, weight);
+		return (account.value() != null) ? new LoginAttempt(store, accountBucket, limits, weight, account.value(),
+				(this.devices != null && device == null) ? this.devices.tokens() : null) : null;
+	}
+
+	/**
+	 * Adds every layered limit to the charge, each bucket keyed by what shares it: the
+	 * endpoint, the group or the API.
+	 */
+	private void addLayers(LayeredCharge charge, List<Policy> layers, EndpointTemplate endpoint, Identity identity,
+			int weight) {
 		for (Policy layer : layers) {
 			int cost = layer.unit().cost(weight);
 			String name = Objects.requireNonNull(layer.limitName());
@@ -165,7 +178,6 @@ public final class RateLimiter {
 			long capacity = (layer.target() == LimitTarget.ENDPOINT) ? cost : layer.unit().cost(this.maximumWeight);
 			charge.add(layer, storeOf(layer), key, layer.limits().withCapacityOfAtLeast(capacity), cost);
 		}
-		return charge.decide(endpoint, policy, legacyNow);
 	}
 
 	private BucketStore storeOf(Policy policy) {

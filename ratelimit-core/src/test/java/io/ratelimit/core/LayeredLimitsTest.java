@@ -13,6 +13,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.UnaryOperator;
 
 import io.ratelimit.core.bucket.EndpointWeights;
 import io.ratelimit.core.bucket.LocalBucketStore;
@@ -22,6 +23,7 @@ import io.ratelimit.core.identity.ApiKey;
 import io.ratelimit.core.identity.IdentityResolver;
 import io.ratelimit.core.identity.KeyedHasher;
 import io.ratelimit.core.identity.ReloadableApiKeys;
+import io.ratelimit.core.identity.SubmittedIdentifier;
 import io.ratelimit.core.policy.EndpointGroups;
 import io.ratelimit.core.policy.PolicyRow;
 import io.ratelimit.core.policy.PolicySettings;
@@ -43,6 +45,8 @@ class LayeredLimitsTest {
 
 	private static final EndpointTemplate SETTINGS_ENDPOINT = EndpointTemplate.of("PUT", "/api/settings");
 
+	private static final EndpointTemplate LOGIN = EndpointTemplate.of("POST", "/api/login");
+
 	private static final String ACME_KEY = "ak_acme_0123456789";
 
 	private static final KeyedHasher KEY_HASHER = KeyedHasher.withSecret("the-api-key-hashing-secret-32by");
@@ -51,6 +55,7 @@ class LayeredLimitsTest {
 		case "GET /api/repos" -> REPOS;
 		case "POST /api/issues" -> ISSUES;
 		case "PUT /api/settings" -> SETTINGS_ENDPOINT;
+		case "POST /api/login" -> LOGIN;
 		default -> EndpointTemplate.UNKNOWN;
 	};
 
@@ -59,6 +64,10 @@ class LayeredLimitsTest {
 	private final List<PolicyRow> rows = new ArrayList<>();
 
 	private RateLimiter limiter() {
+		return limiter(UnaryOperator.identity());
+	}
+
+	private RateLimiter limiter(UnaryOperator<RateLimiter.Builder> customizer) {
 		// A generous built-in default (1000/s, burst 2): only the rows under test bind.
 		PolicySettings settings = PolicySettings.of(new BigDecimal("1000"), new BigDecimal("2"), BigDecimal.valueOf(2))
 			.withGroups(EndpointGroups.of(Map.of("content", Set.of(ISSUES))));
@@ -69,11 +78,11 @@ class LayeredLimitsTest {
 				(limit) -> List.of(new ApiKey(KEY_HASHER.hashHex(ACME_KEY), "octocat", "acme", true)), 100, this.time);
 		keys.reload();
 		IdentityResolver identities = IdentityResolver.builder().timeSource(this.time).apiKeys(keys, KEY_HASHER).build();
-		return RateLimiter.builder(ENDPOINTS, policies)
+		return customizer.apply(RateLimiter.builder(ENDPOINTS, policies)
 			.identities(identities)
 			.timeSource(this.time)
 			.buckets(LocalBucketStore.create(10_000, this.time))
-			.weights(EndpointWeights.of(Map.of(ISSUES, 5, SETTINGS_ENDPOINT, 5)))
+			.weights(EndpointWeights.of(Map.of(ISSUES, 5, SETTINGS_ENDPOINT, 5))))
 			.build();
 	}
 
@@ -297,6 +306,29 @@ class LayeredLimitsTest {
 		assertThat(admitted).hasValue(30);
 		assertThat(headers(limiter.evaluate(octocat("GET", "/api/repos")))).containsEntry("RateLimit",
 				"\"default\";r=1999;t=1, \"hourly\";r=69;t=36");
+	}
+
+	@Test
+	void evaluateWhenLoginEndpointThenItsTwoBucketsAndTheLayersAreChargedAllOrNothing() {
+		row("default", null, "hourly", "API", null, 5, "PT1H", "REQUESTS");
+		// A bucket of one attempt for the client and one for the account, refilled in 1,000 s.
+		this.rows.add(new PolicyRow("9", "POST /api/login", null, new BigDecimal("0.001"), null));
+		RateLimiter limiter = limiter((builder) -> builder.sensitiveEndpoint(LOGIN,
+				(request) -> SubmittedIdentifier.of(request.header("X-User"))));
+		TestRequest login = TestRequest.of("POST", "/api/login").header("X-User", "alice");
+
+		Decision first = limiter.evaluate(login);
+		assertThat(first.isRejected()).isFalse();
+		assertThat(first.attempt()).isNotNull();
+		assertThat(headers(first)).containsEntry("RateLimit-Policy",
+				"\"POST /api/login\";q=1;w=1000, \"POST /api/login identifier\";q=1;w=1000, \"hourly\";q=5;w=3600");
+		Decision refused = limiter.evaluate(login);
+
+		assertThat(refused.isRejected()).isTrue();
+		assertThat(refused.attempt()).isNull();
+		assertThat(refused.limitName()).isEqualTo("POST /api/login");
+		assertThat(headers(refused)).containsEntry("RateLimit",
+				"\"POST /api/login\";r=0;t=1000, \"POST /api/login identifier\";r=0;t=1000, \"hourly\";r=4;t=720");
 	}
 
 }
