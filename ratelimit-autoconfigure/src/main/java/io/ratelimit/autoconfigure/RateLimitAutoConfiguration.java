@@ -2,6 +2,7 @@ package io.ratelimit.autoconfigure;
 
 import java.math.BigDecimal;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -30,6 +31,7 @@ import io.ratelimit.core.identity.KeyedHasher;
 import io.ratelimit.core.identity.PrincipalResolver;
 import io.ratelimit.core.identity.ReloadableApiKeys;
 import io.ratelimit.core.identity.TokenVerifier;
+import io.ratelimit.core.policy.EndpointGroups;
 import io.ratelimit.core.policy.PolicySettings;
 import io.ratelimit.core.policy.PolicySource;
 import io.ratelimit.core.policy.ReloadablePolicies;
@@ -81,8 +83,12 @@ public class RateLimitAutoConfiguration {
 				() -> BucketLimits.of(BigDecimal.ONE, properties.getBurstFactor(), 1));
 		InvalidRateLimitPropertyException.check("ratelimit.policy.unknown-rps",
 				() -> PolicySettings.of(BigDecimal.ONE, policy.getUnknownRps(), BigDecimal.ONE));
-		PolicySettings settings = InvalidRateLimitPropertyException.check("ratelimit.policy.default-rps",
-				() -> PolicySettings.of(policy.getDefaultRps(), policy.getUnknownRps(), properties.getBurstFactor()));
+		EndpointGroups groups = InvalidRateLimitPropertyException.check("ratelimit.groups",
+				() -> groups(properties.getGroups()));
+		PolicySettings settings = InvalidRateLimitPropertyException
+			.check("ratelimit.policy.default-rps",
+					() -> PolicySettings.of(policy.getDefaultRps(), policy.getUnknownRps(), properties.getBurstFactor()))
+			.withGroups(groups);
 		MvcEndpointTemplates known = templates.getIfAvailable();
 		if (known != null) {
 			// Rows for templates the application does not serve are rejected, not silently dead;
@@ -197,6 +203,27 @@ public class RateLimitAutoConfiguration {
 		boolean beforeSecurity = properties.getFilter().getPosition() == FilterPosition.BEFORE_SECURITY;
 		registration.setOrder(beforeSecurity ? SECURITY_FILTER_ORDER - 10 : SECURITY_FILTER_ORDER + 10);
 		return registration;
+	}
+
+	/**
+	 * Parses the templates of each named group, naming the group and the template on any
+	 * mistake.
+	 */
+	static EndpointGroups groups(Map<String, List<String>> entries) {
+		Map<String, Set<EndpointTemplate>> groups = new LinkedHashMap<>();
+		entries.forEach((name, templates) -> {
+			Set<EndpointTemplate> endpoints = new LinkedHashSet<>();
+			for (String template : templates) {
+				try {
+					endpoints.add(EndpointTemplate.parse(template.strip()));
+				}
+				catch (IllegalArgumentException ex) {
+					throw new IllegalArgumentException("group '" + name + "': " + ex.getMessage(), ex);
+				}
+			}
+			groups.put(name, endpoints);
+		});
+		return EndpointGroups.of(groups);
 	}
 
 	/**

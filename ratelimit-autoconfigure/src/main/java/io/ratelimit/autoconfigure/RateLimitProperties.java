@@ -3,7 +3,9 @@ package io.ratelimit.autoconfigure;
 import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 import io.ratelimit.core.identity.ForwardingHeader;
 import io.ratelimit.core.identity.IdentifierNormalization;
@@ -58,6 +60,12 @@ public class RateLimitProperties {
 	 * Endpoints not listed cost one token.
 	 */
 	private List<String> weights = new ArrayList<>();
+
+	/**
+	 * Named groups of endpoints that policy rows with applies_to GROUP count in one bucket
+	 * per caller, each a list of templates such as 'POST /api/issues'.
+	 */
+	private Map<String, List<String>> groups = new LinkedHashMap<>();
 
 	private final Filter filter = new Filter();
 
@@ -131,6 +139,14 @@ public class RateLimitProperties {
 
 	public void setWeights(List<String> weights) {
 		this.weights = weights;
+	}
+
+	public Map<String, List<String>> getGroups() {
+		return this.groups;
+	}
+
+	public void setGroups(Map<String, List<String>> groups) {
+		this.groups = groups;
 	}
 
 	public Filter getFilter() {

@@ -177,6 +177,24 @@ class RateLimitAutoConfigurationTest {
 	}
 
 	@Test
+	void runWhenGroupsConfiguredThenPoliciesKnowTheirEndpoints() {
+		this.runner.withPropertyValues("ratelimit.groups.content=POST /api/issues,POST /api/comments").run((context) -> {
+			assertThat(context.getBean(ReloadablePolicies.class).settings().groups().asMap()).containsOnlyKeys("content");
+			assertThat(context.getBean(ReloadablePolicies.class).settings().groups().asMap().get("content"))
+				.extracting(Object::toString)
+				.containsExactlyInAnyOrder("POST /api/issues", "POST /api/comments");
+		});
+	}
+
+	@Test
+	void runWhenGroupTemplateMalformedThenFailureAnalysisNamesGroups() {
+		this.runner.withPropertyValues("ratelimit.groups.content=post /api/issues").run((context) -> {
+			assertThat(analyze(context.getStartupFailure()).getDescription()).contains("'ratelimit.groups'")
+				.contains("group 'content'");
+		});
+	}
+
+	@Test
 	void runWhenSecretTooShortThenFailureAnalysisWithoutEchoingIt() {
 		this.runner.withPropertyValues("ratelimit.key-secret=tiny-secret").run((context) -> {
 			FailureAnalysis analysis = analyze(context.getStartupFailure());

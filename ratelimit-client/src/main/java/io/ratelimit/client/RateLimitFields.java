@@ -9,8 +9,11 @@ import org.jspecify.annotations.Nullable;
 /**
  * What a server's {@code RateLimit} and {@code RateLimit-Policy} fields (IETF
  * draft-ietf-httpapi-ratelimit-headers) say about the quota a request was charged to. When
- * several policies are listed, the one with the least remaining quota is kept: it is the one
- * that will refuse first.
+ * several policies are listed (layered limits: per second on the endpoint, per hour across
+ * the API, points per minute), the tightest is kept: the one whose remaining quota allows
+ * the lowest rate, its sustained rate {@code q / w} times the cube of its remaining share
+ * {@code r / q}, as the header-aware pacing steers by. Of items whose policy is unknown, the
+ * one with the least remaining.
  *
  * @param remaining the quota units left ({@code r})
  * @param resetSeconds the seconds until more quota is available ({@code t}), 0 when full
@@ -25,6 +28,29 @@ public record RateLimitFields(long remaining, long resetSeconds, long quota, lon
 	 */
 	public double ratePerSecond() {
 		return (this.quota > 0 && this.windowSeconds > 0) ? (double) this.quota / this.windowSeconds : 0;
+	}
+
+	/**
+	 * Whether this item will hold a caller back more than another: a lower rate allowed by
+	 * what is left when both policies are known, else less left, else a longer reset.
+	 */
+	private boolean isTighterThan(RateLimitFields other) {
+		if (ratePerSecond() > 0 && other.ratePerSecond() > 0) {
+			double allowed = allowedRate();
+			double otherAllowed = other.allowedRate();
+			if (allowed != otherAllowed) {
+				return allowed < otherAllowed;
+			}
+		}
+		else if (this.remaining != other.remaining) {
+			return this.remaining < other.remaining;
+		}
+		return this.resetSeconds > other.resetSeconds;
+	}
+
+	private double allowedRate() {
+		double share = (double) this.remaining / this.quota;
+		return ratePerSecond() * share * share * share;
 	}
 
 	/**
@@ -51,8 +77,7 @@ public record RateLimitFields(long remaining, long resetSeconds, long quota, lon
 			long quota = (policy != null) ? policy.parameter("q") : -1;
 			long window = (policy != null) ? policy.parameter("w") : -1;
 			RateLimitFields fields = new RateLimitFields(remaining, reset, quota, window);
-			if (tightest == null || remaining < tightest.remaining
-					|| (remaining == tightest.remaining && reset > tightest.resetSeconds)) {
+			if (tightest == null || fields.isTighterThan(tightest)) {
 				tightest = fields;
 			}
 		}

@@ -34,6 +34,25 @@ class FeedbackTest {
 	}
 
 	@Test
+	void parseWhenLayeredLimitsThenTheOneAllowingTheLowestRateThoughOthersHaveLessLeft() {
+		// 180 of 200 per 2 s, 46 of 50 per hour, 10 of 30 points per minute: the hour binds.
+		RateLimitFields fields = RateLimitFields.parse(
+				"\"default\";r=180;t=1, \"hourly\";r=46;t=72, \"points\";r=10;t=2",
+				"\"default\";q=200;w=2, \"hourly\";q=50;w=3600, \"points\";q=30;w=60");
+
+		assertThat(fields).isEqualTo(new RateLimitFields(46, 72, 50, 3600));
+	}
+
+	@Test
+	void parseWhenALayeredLimitRefusedThenThatOne() {
+		RateLimitFields fields = RateLimitFields.parse(
+				"\"default\";r=180;t=1, \"hourly\";r=46;t=72, \"content-creation\";r=0;t=15",
+				"\"default\";q=200;w=2, \"hourly\";q=50;w=3600, \"content-creation\";q=4;w=60");
+
+		assertThat(fields).isEqualTo(new RateLimitFields(0, 15, 4, 60));
+	}
+
+	@Test
 	void parseWhenNoPolicyFieldThenQuotaUnknown() {
 		RateLimitFields fields = RateLimitFields.parse("default;r=5;t=0", null);
 

@@ -18,10 +18,10 @@ import org.jspecify.annotations.Nullable;
  * RateLimit: "&lt;policy&gt;";r=&lt;whole tokens left&gt;;t=&lt;seconds until r grows, 0 if full&gt;
  * Retry-After: &lt;seconds until the request would pass&gt;   (rejected only)
  * </pre>
- * A request charged to several buckets (a sensitive endpoint) lists one item per bucket,
- * and {@code Retry-After} is the longest wait among the buckets that refused it. Only
- * enforced policies produce fields: shadow and disabled policies stay invisible to
- * clients. Rejection is this value, never an exception.
+ * A request charged to several buckets (a sensitive endpoint, or layered limits) lists one
+ * item per bucket in both fields, and {@code Retry-After} is the longest wait among the
+ * buckets that refused it. Only enforced policies produce fields: shadow and disabled
+ * policies stay invisible to clients. Rejection is this value, never an exception.
  */
 public final class Decision {
 
@@ -42,20 +42,30 @@ public final class Decision {
 
 	private final List<Quota> quotas;
 
-	private final long retryAfterSeconds;
+	/* An int, capped: with the flag below the object stays at 48 bytes. */
+	private final int retryAfterSeconds;
 
 	private final long legacyResetEpochSeconds;
 
 	private final @Nullable LoginAttempt attempt;
 
+	/*
+	 * For a request charged to layered limits, the name of the limit the problem body names
+	 * (the refusing one with the longest wait, else the endpoint's own); null otherwise,
+	 * which also says that the quotas are the policy's alone. Every admitted request makes
+	 * a decision: one field and an int wait keep it within 48 bytes, as before.
+	 */
+	private final @Nullable String layeredName;
+
 	private Decision(Outcome outcome, EndpointTemplate endpoint, Policy policy, List<Quota> quotas,
 			long legacyNowMillis) {
-		this(outcome, endpoint, policy, quotas, legacyNowMillis, null);
+		this(outcome, endpoint, policy, quotas, legacyNowMillis, null, null);
 	}
 
 	private Decision(Outcome outcome, EndpointTemplate endpoint, Policy policy, List<Quota> quotas,
-			long legacyNowMillis, @Nullable LoginAttempt attempt) {
+			long legacyNowMillis, @Nullable LoginAttempt attempt, @Nullable String layeredName) {
 		this.attempt = attempt;
+		this.layeredName = layeredName;
 		this.outcome = outcome;
 		this.endpoint = endpoint;
 		this.policy = policy;
@@ -66,7 +76,7 @@ public final class Decision {
 				retryAfter = Math.max(retryAfter, quota.resetSeconds());
 			}
 		}
-		this.retryAfterSeconds = retryAfter;
+		this.retryAfterSeconds = (int) Math.min(Integer.MAX_VALUE, retryAfter);
 		this.legacyResetEpochSeconds = (legacyNowMillis < 0 || quotas.isEmpty()) ? -1
 				: ceilDiv(legacyNowMillis, 1000) + binding().resetSeconds();
 	}
@@ -119,7 +129,27 @@ public final class Decision {
 		Outcome outcome = !refused ? Outcome.ALLOWED
 				: (policy.mode() == PolicyMode.ENFORCE) ? Outcome.REJECTED : Outcome.SHADOW_REJECTED;
 		return new Decision(outcome, endpoint, policy, List.copyOf(quotas), legacyNowMillis,
-				refused ? null : attempt);
+				refused ? null : attempt, null);
+	}
+
+	/**
+	 * Returns the decision for a request charged to layered limits, all or nothing.
+	 * @param outcome the outcome, decided by the charge
+	 * @param endpoint the endpoint charged
+	 * @param policy the endpoint's own policy
+	 * @param enforcedQuotas one quota per enforced limit charged, in the order of the
+	 * fields; limits in shadow mode are left out, as their fields would be
+	 * @param legacyNowMillis the wall-clock time for {@code X-RateLimit-Reset}, or a
+	 * negative value to leave the legacy fields out
+	 * @param attempt the admitted login attempt the request is, or {@code null}
+	 * @param limitName the name of the limit the problem body names: the refusing one with
+	 * the longest wait, else the endpoint's own
+	 * @return the decision
+	 */
+	static Decision layered(Outcome outcome, EndpointTemplate endpoint, Policy policy, List<Quota> enforcedQuotas,
+			long legacyNowMillis, @Nullable LoginAttempt attempt, String limitName) {
+		return new Decision(outcome, endpoint, policy, List.copyOf(enforcedQuotas), legacyNowMillis, attempt,
+				limitName);
 	}
 
 	/**
@@ -137,6 +167,16 @@ public final class Decision {
 	 */
 	public Outcome outcome() {
 		return this.outcome;
+	}
+
+	/**
+	 * Returns the name of the limit the problem body of a 429 names: for a request charged
+	 * to layered limits, the refusing one with the longest wait; otherwise, and when the
+	 * endpoint's own buckets refuse (a login's account bucket included), the policy's.
+	 * @return the limit name
+	 */
+	public String limitName() {
+		return (this.layeredName != null) ? this.layeredName : this.policy.name();
 	}
 
 	/**
@@ -165,7 +205,8 @@ public final class Decision {
 
 	/**
 	 * Returns the buckets the request was charged to.
-	 * @return one quota per bucket, empty when no limit applies
+	 * @return one quota per bucket, empty when no limit applies; with layered limits, one
+	 * per enforced limit
 	 */
 	public List<Quota> quotas() {
 		return this.quotas;
@@ -202,7 +243,7 @@ public final class Decision {
 	 * @return whether there are fields to write
 	 */
 	public boolean hasHeaders() {
-		return !this.quotas.isEmpty() && this.policy.mode() == PolicyMode.ENFORCE;
+		return !this.quotas.isEmpty() && (this.layeredName != null || this.policy.mode() == PolicyMode.ENFORCE);
 	}
 
 	/**

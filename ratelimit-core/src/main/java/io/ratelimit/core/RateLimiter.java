@@ -9,6 +9,7 @@ import io.ratelimit.core.bucket.BucketKey;
 import io.ratelimit.core.bucket.BucketKeys;
 import io.ratelimit.core.bucket.BucketLimits;
 import io.ratelimit.core.bucket.BucketStore;
+import io.ratelimit.core.bucket.Consumption;
 import io.ratelimit.core.bucket.EndpointWeights;
 import io.ratelimit.core.bucket.LocalBucketStore;
 import io.ratelimit.core.endpoint.EndpointResolver;
@@ -19,18 +20,25 @@ import io.ratelimit.core.identity.Identity;
 import io.ratelimit.core.identity.IdentityResolver;
 import io.ratelimit.core.identity.KeyedHasher;
 import io.ratelimit.core.identity.SubmittedIdentifier;
+import io.ratelimit.core.policy.LimitTarget;
 import io.ratelimit.core.policy.Policy;
 import io.ratelimit.core.policy.PolicyMode;
 import io.ratelimit.core.policy.PolicySettings;
+import io.ratelimit.core.policy.PolicySnapshot;
 import io.ratelimit.core.policy.ReloadablePolicies;
 import org.jspecify.annotations.Nullable;
 
 /**
  * The rate limiter: the whole pipeline in {@link #evaluate}. Endpoint, then identity, then
- * policy, then bucket; the result is a {@link Decision}. Thread-safe; built with
+ * policy, then bucket; the result is a {@link Decision}. A request is charged to its
+ * endpoint's own limit and to every layered limit that applies to it (per endpoint, per
+ * group of endpoints, across the API), all or nothing. Thread-safe; built with
  * {@link #builder(EndpointResolver, ReloadablePolicies)}.
  */
 public final class RateLimiter {
+
+	/** The suffix naming the account's bucket of a login in the response fields. */
+	static final String IDENTIFIER_SUFFIX = " identifier";
 
 	private final EndpointResolver endpoints;
 
@@ -39,6 +47,8 @@ public final class RateLimiter {
 	private final ReloadablePolicies policies;
 
 	private final EndpointWeights weights;
+
+	private final int maximumWeight;
 
 	private final BucketKeys keys;
 
@@ -63,6 +73,7 @@ public final class RateLimiter {
 		this.identities = builder.identities;
 		this.policies = builder.policies;
 		this.weights = builder.weights;
+		this.maximumWeight = builder.weights.maximum();
 		this.keys = (builder.keys != null) ? builder.keys : new BucketKeys(KeyedHasher.withRandomSecret(), false);
 		this.time = builder.time;
 		this.buckets = (builder.buckets != null) ? builder.buckets : LocalBucketStore.create(100_000, builder.time);
@@ -98,35 +109,79 @@ public final class RateLimiter {
 		// Unknown endpoints are limited by network alone: no credential work for random paths.
 		Identity identity = endpoint.isUnknown() ? this.identities.resolveAnonymous(request)
 				: this.identities.resolve(request);
-		Policy policy = this.policies.current().resolve(endpoint, identity.tenant());
-		if (policy.mode() == PolicyMode.OFF) {
+		PolicySnapshot snapshot = this.policies.current();
+		Policy policy = snapshot.resolve(endpoint, identity.tenant());
+		List<Policy> layers = snapshot.resolveLayered(endpoint, identity.tenant());
+		if (policy.mode() == PolicyMode.OFF && layers.isEmpty()) {
 			return Decision.unlimited(endpoint, policy);
 		}
 		int weight = this.weights.weightOf(endpoint);
-		BucketLimits limits = policy.limits().withCapacityOfAtLeast(weight);
-		BucketKey client = this.keys.keyFor(endpoint, identity);
-		BucketStore store = policy.isBatched() ? this.batchedGlobalBuckets
-				: policy.isGlobal() ? this.globalBuckets : this.buckets;
-		IdentifierExtractor sensitive = this.sensitiveEndpoints.get(endpoint);
 		long legacyNow = this.legacyHeaders ? this.time.currentTimeMillis() : -1;
-		if (sensitive == null) {
-			return Decision.of(endpoint, policy,
-					List.of(Quota.of(policy.name(), limits, store.tryConsume(client, limits, weight))), legacyNow);
+		IdentifierExtractor sensitive = (policy.mode() != PolicyMode.OFF) ? this.sensitiveEndpoints.get(endpoint)
+				: null;
+		if (sensitive == null && layers.isEmpty()) {
+			BucketLimits limits = policy.limits().withCapacityOfAtLeast(weight);
+			BucketStore store = storeOf(policy);
+			Consumption consumption = store.tryConsume(this.keys.keyFor(endpoint, identity), limits, weight);
+			return Decision.of(endpoint, policy, List.of(Quota.of(policy.name(), limits, consumption)), legacyNow);
 		}
+		LayeredCharge charge = new LayeredCharge();
+		if (policy.mode() != PolicyMode.OFF) {
+			charge.add(policy, storeOf(policy), this.keys.keyFor(endpoint, identity),
+					policy.limits().withCapacityOfAtLeast(weight), weight);
+		}
+		LoginAttempt attempt = (sensitive != null) ? chargeAccount(charge, sensitive, request, endpoint, policy, weight)
+				: null;
+		addLayers(charge, layers, endpoint, identity, weight);
+		return charge.decide(endpoint, policy, legacyNow, attempt);
+	}
+
+	/**
+	 * Adds the account's bucket of a login to the charge (or its trusted device's), and
+	 * returns the attempt to settle once the application has answered.
+	 * @return the attempt, or {@code null} when the request names no account
+	 */
+	private @Nullable LoginAttempt chargeAccount(LayeredCharge charge, IdentifierExtractor sensitive,
+			RateLimitRequest request, EndpointTemplate endpoint, Policy policy, int weight) {
 		SubmittedIdentifier account = extract(sensitive, request);
 		if (account.isAbsent()) {
 			// Names no account, so logs nobody in: its client's bucket alone.
-			return Decision.of(endpoint, policy,
-					List.of(Quota.of(policy.name(), limits, store.tryConsume(client, limits, weight))), legacyNow);
+			return null;
 		}
 		String device = (this.devices != null && account.value() != null)
 				? this.devices.tokens().verify(this.devices.read(request), account.value()) : null;
 		BucketKey accountBucket = (device != null) ? this.keys.deviceKeyFor(endpoint, account, device)
 				: this.keys.identifierKeyFor(endpoint, account);
-		List<Quota> quotas = new DualBucket(store).consume(client, accountBucket, policy.name(), limits, weight);
-		LoginAttempt attempt = (account.value() != null) ? new LoginAttempt(store, accountBucket, limits, weight,
-				account.value(), (this.devices != null && device == null) ? this.devices.tokens() : null) : null;
-		return Decision.of(endpoint, policy, quotas, legacyNow, attempt);
+		BucketLimits limits = policy.limits().withCapacityOfAtLeast(weight);
+		BucketStore store = storeOf(policy);
+		charge.add(policy.name() + IDENTIFIER_SUFFIX, policy, store, accountBucket, limits, weight);
+		return (account.value() != null) ? new LoginAttempt(store, accountBucket, limits, weight, account.value(),
+				(this.devices != null && device == null) ? this.devices.tokens() : null) : null;
+	}
+
+	/**
+	 * Adds every layered limit to the charge, each bucket keyed by what shares it: the
+	 * endpoint, the group or the API.
+	 */
+	private void addLayers(LayeredCharge charge, List<Policy> layers, EndpointTemplate endpoint, Identity identity,
+			int weight) {
+		for (Policy layer : layers) {
+			int cost = layer.unit().cost(weight);
+			String name = Objects.requireNonNull(layer.limitName());
+			BucketKey key = switch (layer.target()) {
+				case API -> this.keys.apiKeyFor(name, identity);
+				case GROUP -> this.keys.groupKeyFor(name, Objects.requireNonNull(layer.group()), identity);
+				case ENDPOINT -> this.keys.endpointLimitKeyFor(name, endpoint, identity);
+			};
+			// A bucket that endpoints of different weights share keeps one shape: big enough
+			// for the heaviest, or each endpoint would resize it for the next.
+			long capacity = (layer.target() == LimitTarget.ENDPOINT) ? cost : layer.unit().cost(this.maximumWeight);
+			charge.add(layer, storeOf(layer), key, layer.limits().withCapacityOfAtLeast(capacity), cost);
+		}
+	}
+
+	private BucketStore storeOf(Policy policy) {
+		return policy.isBatched() ? this.batchedGlobalBuckets : policy.isGlobal() ? this.globalBuckets : this.buckets;
 	}
 
 	private static SubmittedIdentifier extract(IdentifierExtractor extractor, RateLimitRequest request) {

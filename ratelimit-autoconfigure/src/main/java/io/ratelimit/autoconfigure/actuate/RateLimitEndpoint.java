@@ -14,6 +14,7 @@ import io.ratelimit.core.endpoint.EndpointResolver;
 import io.ratelimit.core.endpoint.EndpointTemplate;
 import io.ratelimit.core.policy.Policy;
 import io.ratelimit.core.policy.PolicyReloadResult;
+import io.ratelimit.core.policy.PolicyMode;
 import io.ratelimit.core.policy.PolicyResolution;
 import io.ratelimit.core.policy.PolicySnapshot;
 import io.ratelimit.core.policy.RejectedRow;
@@ -41,7 +42,8 @@ import org.springframework.web.context.request.ServletRequestAttributes;
  * the last reload failure and the bucket-store size;</li>
  * <li>{@code GET /actuator/ratelimit/explain?method=GET&path=/api/users/42&tenant=acme}:
  * the template the request resolves to, the precedence chain walked and the policy
- * chosen. {@code endpoint=GET /api/users/*} may be passed instead of method and path, and
+ * chosen, then each layered limit with a row for the request, with its own chain and the
+ * row it came from. {@code endpoint=GET /api/users/*} may be passed instead of method and path, and
  * must be over JMX, where there is no HTTP request to resolve against. For a
  * {@code GLOBAL_BATCHED} policy the answer adds this replica's leases, and with
  * {@code client=203.0.113.7} the lease of that address's bucket;</li>
@@ -126,13 +128,21 @@ public class RateLimitEndpoint {
 		EndpointTemplate template = (endpoint != null) ? parse(endpoint) : resolve(method, path);
 		PolicySnapshot snapshot = this.policies.current();
 		PolicyResolution resolution = snapshot.explain(template, tenant);
-		List<LinkDescriptor> chain = resolution.chain()
+		List<LinkDescriptor> chain = links(resolution);
+		List<LayerDescriptor> layers = snapshot.explainLayered(template, tenant)
+			.stream()
+			.map(LayerDescriptor::of)
+			.toList();
+		return new ExplanationDescriptor(snapshot.version(), template.toString(), tenant, chain,
+				PolicyDescriptor.of(resolution.policy()), layers, batched(resolution.policy(), template, client));
+	}
+
+	private static List<LinkDescriptor> links(PolicyResolution resolution) {
+		return resolution.chain()
 			.stream()
 			.map((link) -> new LinkDescriptor(link.endpoint().toString(), link.tenant(),
 					(link.found() != null) ? PolicyDescriptor.of(link.found()) : null))
 			.toList();
-		return new ExplanationDescriptor(snapshot.version(), template.toString(), tenant, chain,
-				PolicyDescriptor.of(resolution.policy()), batched(resolution.policy(), template, client));
 	}
 
 	private @Nullable BatchDescriptor batched(Policy policy, EndpointTemplate template, @Nullable String client) {
@@ -243,15 +253,44 @@ public class RateLimitEndpoint {
 	 * @param tenant the tenant ({@code project_id}), {@code null} for a global policy
 	 * @param rps the rate in requests per second, as exact decimal text
 	 * @param mode {@code ENFORCE}, {@code SHADOW} or {@code OFF}
-	 * @param scope {@code LOCAL} or {@code GLOBAL}
+	 * @param scope {@code LOCAL}, {@code GLOBAL} or {@code GLOBAL_BATCHED}
 	 * @param origin {@code row <id>} or {@code built-in}
+	 * @param limit the name of a layered limit, {@code null} for an endpoint's own limit
+	 * @param appliesTo {@code ENDPOINT}, {@code GROUP} or {@code API}: what shares a bucket
+	 * @param group the group of endpoints of a {@code GROUP} limit, else {@code null}
+	 * @param counts {@code POINTS} (the endpoint's weight) or {@code REQUESTS}
+	 * @param quota the {@code q} of the {@code RateLimit-Policy} item: what a full bucket holds
+	 * @param window the {@code w} of the item, in seconds
 	 */
 	public record PolicyDescriptor(String endpoint, @Nullable String tenant, String rps,
-			String mode, String scope, String origin) {
+			String mode, String scope, String origin, @Nullable String limit, String appliesTo,
+			@Nullable String group, String counts, long quota, long window) {
 
 		static PolicyDescriptor of(Policy policy) {
 			return new PolicyDescriptor(policy.endpoint().toString(), policy.tenant(), policy.rps().toPlainString(),
-					policy.mode().name(), policy.scope().name(), policy.origin());
+					policy.mode().name(), policy.scope().name(), policy.origin(), policy.limitName(),
+					policy.target().name(), policy.group(), policy.unit().name(), policy.limits().quota(),
+					policy.limits().windowSeconds());
+		}
+
+	}
+
+	/**
+	 * One layered limit of a request: how its own chain resolved.
+	 *
+	 * @param limit the limit's name
+	 * @param chain the precedence chain walked for this limit, the last link being the match
+	 * @param policy the row that applies; of mode {@code OFF} when the limit is switched off
+	 * for the request
+	 * @param applies whether the request is charged to this limit
+	 */
+	public record LayerDescriptor(String limit, List<LinkDescriptor> chain, PolicyDescriptor policy,
+			boolean applies) {
+
+		static LayerDescriptor of(PolicyResolution resolution) {
+			Policy policy = resolution.policy();
+			return new LayerDescriptor(policy.name(), links(resolution), PolicyDescriptor.of(policy),
+					policy.mode() != PolicyMode.OFF);
 		}
 
 	}
@@ -264,16 +303,17 @@ public class RateLimitEndpoint {
 	 * @param tenant the project_id column as stored
 	 * @param rps the rps_limit column as stored
 	 * @param mode the mode column as stored
+	 * @param limit the limit_name column as stored
 	 * @param reason what is wrong with the row
 	 */
 	public record RejectedRowDescriptor(String id, @Nullable String endpoint,
 			@Nullable String tenant, @Nullable String rps,
-			@Nullable String mode, String reason) {
+			@Nullable String mode, @Nullable String limit, String reason) {
 
 		static RejectedRowDescriptor of(RejectedRow rejected) {
 			return new RejectedRowDescriptor(rejected.row().id(), rejected.row().endpoint(), rejected.row().tenant(),
 					(rejected.row().rpsLimit() != null) ? rejected.row().rpsLimit().toPlainString() : null,
-					rejected.row().mode(), rejected.reason());
+					rejected.row().mode(), rejected.row().limitName(), rejected.reason());
 		}
 
 	}
@@ -295,10 +335,14 @@ public class RateLimitEndpoint {
 	 * serves it
 	 * @param tenant the tenant asked about
 	 * @param chain the precedence chain walked, the last link being the match
-	 * @param policy the policy chosen
+	 * @param policy the endpoint's own policy
+	 * @param layers every layered limit with a row for the request, each with its own
+	 * chain and the row it came from, in the order of the response fields
+	 * @param batched this replica's leases, under a batched global policy
 	 */
 	public record ExplanationDescriptor(long version, String endpoint, @Nullable String tenant,
-			List<LinkDescriptor> chain, PolicyDescriptor policy, @Nullable BatchDescriptor batched)
+			List<LinkDescriptor> chain, PolicyDescriptor policy, List<LayerDescriptor> layers,
+			@Nullable BatchDescriptor batched)
 			implements OperationResponseBody {
 	}
 

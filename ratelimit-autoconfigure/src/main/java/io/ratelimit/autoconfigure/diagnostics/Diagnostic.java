@@ -90,7 +90,14 @@ public enum Diagnostic {
 	 * limiter cannot apply it, so requests with a trailing slash it trims are charged to
 	 * {@code UNKNOWN} although a handler serves them.
 	 */
-	W013;
+	W013,
+
+	/**
+	 * A policy row can never refuse a request that another row for the same requests admits
+	 * (a layered limit looser in both burst and rate than one it is layered with, such as
+	 * an hourly count above 3,600 times the per-second rate), so it limits nothing.
+	 */
+	W014;
 
 	/**
 	 * Returns a log message that starts with this code.

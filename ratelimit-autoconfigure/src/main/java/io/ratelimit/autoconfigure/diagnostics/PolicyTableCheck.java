@@ -2,8 +2,11 @@ package io.ratelimit.autoconfigure.diagnostics;
 
 import java.math.BigDecimal;
 import java.math.RoundingMode;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -36,7 +39,10 @@ import org.springframework.beans.factory.InitializingBean;
  * limiter raises the bucket's capacity to the weight and the row allows bigger bursts
  * than it says;</li>
  * <li>{@link Diagnostic#W006}: a row names a template the application does not serve, so
- * it was rejected.</li>
+ * it was rejected;</li>
+ * <li>{@link Diagnostic#W014}: of two enforced rows that charge the same requests to buckets
+ * of the same reach (same endpoint, tenant, target and unit), one holds at least as much and
+ * refills at least as fast as the other, so it can never refuse first.</li>
  * </ul>
  * A problem that persists is not repeated on the next reload; one that goes away and
  * comes back is reported again. Only the problems of the latest load are remembered.
@@ -86,6 +92,7 @@ public class PolicyTableCheck implements InitializingBean {
 		missingRows(snapshot, problems);
 		oversizedWeights(snapshot, problems);
 		unknownEndpoints(snapshot, problems);
+		neverBindingLayers(snapshot, problems);
 		problems.forEach((key, message) -> {
 			if (!this.reported.contains(key)) {
 				logger.warn(message);
@@ -144,6 +151,63 @@ public class PolicyTableCheck implements InitializingBean {
 				+ "request can pass at all, so the row allows larger bursts than it says. Raise rps_limit of "
 				+ policy.origin() + " to at least " + plain(neededRps) + ", raise ratelimit.burst-factor, or lower "
 				+ "the weight.");
+	}
+
+	private void neverBindingLayers(PolicySnapshot snapshot, Map<String, String> problems) {
+		Map<List<Object>, List<Policy>> sameRequests = new LinkedHashMap<>();
+		for (Policy policy : snapshot.policies()) {
+			if (policy.mode() == PolicyMode.ENFORCE) {
+				sameRequests.computeIfAbsent(Arrays.asList(policy.endpoint(), policy.tenant(), policy.target(),
+						policy.group(), policy.unit()), (key) -> new ArrayList<>()).add(policy);
+			}
+		}
+		for (List<Policy> layered : sameRequests.values()) {
+			for (Policy looser : layered) {
+				for (Policy tighter : layered) {
+					if (looser != tighter && neverRefusesFirst(looser.limits(), tighter.limits())
+							&& (!neverRefusesFirst(tighter.limits(), looser.limits()) || isRedundantTwin(looser, tighter))) {
+						// Once per row: the first row that makes it pointless says enough.
+						problems.putIfAbsent("W014 " + looser.origin(), neverBinds(looser, tighter));
+					}
+				}
+			}
+		}
+	}
+
+	/**
+	 * Of two rows of the same shape, the one to report: a layered one rather than the
+	 * endpoint's own, else the later row.
+	 */
+	private static boolean isRedundantTwin(Policy policy, Policy twin) {
+		if (policy.isLayered() != twin.isLayered()) {
+			return policy.isLayered();
+		}
+		return policy.origin().compareTo(twin.origin()) > 0;
+	}
+
+	/**
+	 * Whether a bucket never runs dry before another over the same requests: it holds as
+	 * much or more, and refills as fast or faster.
+	 */
+	private static boolean neverRefusesFirst(BucketLimits looser, BucketLimits tighter) {
+		double looserRate = (double) looser.capacityUnits() / looser.refillPeriodNanos();
+		double tighterRate = (double) tighter.capacityUnits() / tighter.refillPeriodNanos();
+		return looser.capacityUnits() >= tighter.capacityUnits() && looserRate >= tighterRate;
+	}
+
+	private static String neverBinds(Policy looser, Policy tighter) {
+		return Diagnostic.W014.message("Policy row " + describe(looser) + " can never refuse a request: every "
+				+ "request it counts also counts against " + describe(tighter) + ", whose bucket is no larger and "
+				+ "refills no faster, so that one always refuses first. Lower the limit of " + looser.origin()
+				+ " below " + tighter.origin() + "'s (for a longer window, less than the shorter window's rate times "
+				+ "the longer window), or delete it.");
+	}
+
+	private static String describe(Policy policy) {
+		String limit = (policy.limitName() != null) ? "limit '" + policy.limitName() + "'" : "the endpoint's own limit";
+		return policy.origin().replace("row ", "") + " (" + limit + " of '" + policy.endpoint() + "', project_id "
+				+ ((policy.tenant() != null) ? "'" + policy.tenant() + "'" : "NULL") + ": q=" + policy.limits().quota()
+				+ ", w=" + policy.limits().windowSeconds() + ")";
 	}
 
 	private void unknownEndpoints(PolicySnapshot snapshot, Map<String, String> problems) {

@@ -63,7 +63,9 @@ public class JpaPolicyStore implements PolicySource, ApiKeySource {
 
 	private static PolicyRow toRow(PolicyRowEntity entity) {
 		return new PolicyRow(String.valueOf(entity.getId()), entity.getEndpoint(), entity.getProjectId(),
-				entity.getRpsLimit(), entity.getMode(), entity.getScope());
+				entity.getRpsLimit(), entity.getMode(), entity.getScope(), entity.getLimitName(), entity.getAppliesTo(),
+				entity.getEndpointGroup(), entity.getLimitCount(), entity.getLimitWindow(), entity.getBurst(),
+				entity.getCounts());
 	}
 
 }

@@ -10,7 +10,8 @@ import jakarta.servlet.http.HttpServletResponse;
 /**
  * Writes the limiter's own answers as RFC 9457 problem details, directly (not through
  * {@code sendError}, which would dispatch to {@code /error} and run the chain again). The
- * body names the endpoint template and the policy, never a key, token or address.
+ * body names the endpoint template and the policy (of layered limits, the one that refused),
+ * never a key, token or address.
  */
 final class ProblemResponses {
 
@@ -30,7 +31,7 @@ final class ProblemResponses {
 				+ decision.retryAfterSeconds() + (decision.retryAfterSeconds() == 1 ? " second." : " seconds.");
 		write(request, response, 429, "Too Many Requests", detail,
 				",\"endpoint\":" + quote(decision.endpoint().toString()) + ",\"policy\":"
-						+ quote(decision.policy().name()));
+						+ quote(decision.limitName()));
 	}
 
 	/**

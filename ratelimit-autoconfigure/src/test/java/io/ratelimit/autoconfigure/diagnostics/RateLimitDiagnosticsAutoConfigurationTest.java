@@ -317,6 +317,24 @@ class RateLimitDiagnosticsAutoConfigurationTest {
 		});
 	}
 
+	@Test
+	void reloadWhenHourlyLayerLooserThanThePerSecondRateThenW014NamesIt(CapturedOutput output) {
+		this.runner.run((context) -> {
+			// 5 per second with burst 2 (10 tokens) admits at most 18,010 an hour: 20,000 never binds.
+			table(context, DEFAULT, UNKNOWN,
+					PolicyRow.layered("h1", "default", null, "per-hour", "ENDPOINT", null, 20_000, "PT1H", "POINTS"),
+					PolicyRow.layered("h2", "default", null, "per-minute", "ENDPOINT", null, 100, "PT1M", "POINTS"));
+			ReloadablePolicies policies = context.getBean(ReloadablePolicies.class);
+			policies.reload();
+			policies.reload();
+
+			assertThat(count(output, Diagnostic.W014)).isOne();
+			assertThat(line(output, Diagnostic.W014)).contains(
+					"Policy row h1 (limit 'per-hour' of 'default', project_id NULL: q=20000, w=3600) can never refuse")
+				.contains("counts against d1 (the endpoint's own limit of 'default', project_id NULL: q=10, w=2)");
+		});
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	@Import(ShopController.class)
 	static class ShopConfiguration {

@@ -47,8 +47,10 @@ class RateLimitSchemaMigrationVendorTest {
 
 		assertThat(history(dataSource)).containsExactly("1 V1__create_rate_limit_tables.sql true",
 				"2 V2__add_policy_scope.sql true", "3 V3__notify_policy_changes.sql true",
-				"4 V4__notify_api_key_changes.sql true");
+				"4 V4__notify_api_key_changes.sql true", "5 V5__layered_limits.sql true");
 		new JdbcTemplate(dataSource).update("INSERT INTO rate_limit_policy (endpoint, rps_limit) VALUES ('default', 1)");
+		new JdbcTemplate(dataSource).update("INSERT INTO rate_limit_policy (endpoint, limit_name, applies_to, limit_count, "
+				+ "limit_window, counts) VALUES ('default', 'hourly', 'API', 5000, 'PT1H', 'REQUESTS')");
 		new JdbcTemplate(dataSource).update("INSERT INTO rate_limit_api_key (key_hash, principal) VALUES ('h', 'p')");
 	}
 
@@ -61,7 +63,7 @@ class RateLimitSchemaMigrationVendorTest {
 
 		assertThat(history(dataSource)).containsExactly("1 V1__create_rate_limit_tables.sql true",
 				"2 V2__add_policy_scope.sql true", "3 V3__notify_policy_changes.sql true",
-				"4 V4__notify_api_key_changes.sql true");
+				"4 V4__notify_api_key_changes.sql true", "5 V5__layered_limits.sql true");
 		try (Connection listener = fresh.connect(); Connection writer = fresh.connect()) {
 			try (Statement listen = listener.createStatement()) {
 				listen.execute("LISTEN " + PolicyChangeListener.CHANNEL);
@@ -90,7 +92,7 @@ class RateLimitSchemaMigrationVendorTest {
 	}
 
 	@Test
-	void migrateWhenPostgresAtVersionTwoThenUpgradesToFourWithConsistentHistory() {
+	void migrateWhenPostgresAtVersionTwoThenUpgradesToFiveWithConsistentHistoryAndRowsKeepTheirMeaning() {
 		DataSource dataSource = dataSource(upgraded);
 		// A database the previous release migrated: versions 1 and 2 under the same script names.
 		Flyway.configure()
@@ -100,12 +102,19 @@ class RateLimitSchemaMigrationVendorTest {
 			.target("2")
 			.load()
 			.migrate();
+		new JdbcTemplate(dataSource).update("INSERT INTO rate_limit_policy (endpoint, rps_limit) VALUES ('default', 3)");
 
 		new RateLimitSchemaMigration(dataSource).afterPropertiesSet();
 
+		// The row of the previous release is still the endpoint's own limit, per second, counting weights.
+		assertThat(new JdbcTemplate(dataSource).queryForList("SELECT rps_limit || ' ' || COALESCE(limit_name, '-') || ' '"
+				+ " || applies_to || ' ' || counts || ' ' || COALESCE(limit_count, 0) FROM rate_limit_policy",
+				String.class))
+			.containsExactly("3.000000 - ENDPOINT POINTS 0");
+
 		assertThat(history(dataSource)).containsExactly("1 V1__create_rate_limit_tables.sql true",
 				"2 V2__add_policy_scope.sql true", "3 V3__notify_policy_changes.sql true",
-				"4 V4__notify_api_key_changes.sql true");
+				"4 V4__notify_api_key_changes.sql true", "5 V5__layered_limits.sql true");
 		assertThat(new JdbcTemplate(dataSource).queryForList("SELECT tgname FROM pg_trigger WHERE tgname IN ('"
 				+ PolicyChangeListener.CHANNEL + "', '" + PolicyChangeListener.API_KEY_CHANNEL + "')", String.class))
 			.containsExactlyInAnyOrder(PolicyChangeListener.CHANNEL, PolicyChangeListener.API_KEY_CHANNEL);

@@ -1,5 +1,8 @@
 package io.ratelimit.client.strategy;
 
+import java.util.Map;
+
+import io.ratelimit.client.Feedback;
 import org.assertj.core.data.Offset;
 import org.junit.jupiter.api.Test;
 
@@ -112,6 +115,25 @@ class HeaderAwarePacingTest {
 
 		assertThat(this.pacing.tryAcquire(0)).as("still paced by the fields, not the fallback's tokens")
 			.isEqualTo(48 * SECOND);
+	}
+
+	@Test
+	void tryAcquireWhenSeveralLimitsThenPacesByTheTightest() {
+		HeaderAwarePacing layered = new HeaderAwarePacing(AdaptiveSettings.defaults(), new MaximalRandom(), 0);
+		HeaderAwarePacing hourlyAlone = new HeaderAwarePacing(AdaptiveSettings.defaults(), new MaximalRandom(), 0);
+		layered.tryAcquire(0);
+		hourlyAlone.tryAcquire(0);
+		// Per second the endpoint has plenty; across the API 8 of 50 an hour are left.
+		layered.onFeedback(0, Feedback.of(200, Map.of("RateLimit", "\"default\";r=19;t=1, \"hourly\";r=8;t=72",
+				"RateLimit-Policy", "\"default\";q=20;w=2, \"hourly\";q=50;w=3600")::get, 0));
+		hourlyAlone.onFeedback(0, Feedback.of(200,
+				Map.of("RateLimit", "\"hourly\";r=8;t=72", "RateLimit-Policy", "\"hourly\";q=50;w=3600")::get, 0));
+
+		assertThat(layered.tryAcquire(0)).as("the one token a caller keeps").isZero();
+		hourlyAlone.tryAcquire(0);
+		assertThat(layered.tryAcquire(0)).as("7 left of a reserve of 10: (7/10)^3 of 50 an hour")
+			.isEqualTo(hourlyAlone.tryAcquire(0))
+			.isCloseTo((long) (72e9 / Math.pow(0.7, 3)), MILLISECOND);
 	}
 
 }

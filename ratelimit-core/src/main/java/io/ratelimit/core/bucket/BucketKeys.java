@@ -6,6 +6,7 @@ import io.ratelimit.core.endpoint.EndpointTemplate;
 import io.ratelimit.core.identity.Identity;
 import io.ratelimit.core.identity.KeyedHasher;
 import io.ratelimit.core.identity.SubmittedIdentifier;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Builds bucket keys: endpoint and principal (with its tenant) for authenticated requests,
@@ -38,6 +39,8 @@ public final class BucketKeys {
 	 * hash. An entry answers only the exact pair it holds.
 	 */
 	private final RecentKey[] recent = new RecentKey[RECENT_KEYS];
+
+	private final RecentLimitKey[] recentLimits = new RecentLimitKey[RECENT_KEYS];
 
 	/**
 	 * Creates a key builder.
@@ -73,17 +76,78 @@ public final class BucketKeys {
 	}
 
 	private BucketKey hash(EndpointTemplate endpoint, Identity identity) {
+		return hash(endpoint.toString(), identity);
+	}
+
+	private BucketKey hash(String charged, Identity identity) {
 		String principal = identity.principal();
 		if (principal == null) {
-			return BucketKey.fromHash(this.hasher.hash(endpoint.toString(), "network", identity.network().key()));
+			return BucketKey.fromHash(this.hasher.hash(charged, "network", identity.network().key()));
 		}
 		String source = identity.source().name();
 		String tenant = Objects.requireNonNullElse(identity.tenant(), "");
 		if (this.networkForPrincipals) {
-			return BucketKey.fromHash(
-					this.hasher.hash(endpoint.toString(), source, tenant, principal, identity.network().key()));
+			return BucketKey.fromHash(this.hasher.hash(charged, source, tenant, principal, identity.network().key()));
 		}
-		return BucketKey.fromHash(this.hasher.hash(endpoint.toString(), source, tenant, principal));
+		return BucketKey.fromHash(this.hasher.hash(charged, source, tenant, principal));
+	}
+
+	/**
+	 * Returns the key of the bucket of a layered limit across the whole API that an identity
+	 * draws on: one per (limit name, identity). Identities are keyed as for {@link #keyFor},
+	 * so an anonymous caller's bucket is its network's.
+	 * @param limitName the layered limit's name
+	 * @param identity the identity charged
+	 * @return the key
+	 */
+	public BucketKey apiKeyFor(String limitName, Identity identity) {
+		return limitKeyFor(limitName, null, null, identity);
+	}
+
+	/**
+	 * Returns the key of the bucket of a layered limit of a group of endpoints: one per
+	 * (limit name, group, identity).
+	 * @param limitName the layered limit's name
+	 * @param group the group's name
+	 * @param identity the identity charged
+	 * @return the key
+	 */
+	public BucketKey groupKeyFor(String limitName, String group, Identity identity) {
+		return limitKeyFor(limitName, Objects.requireNonNull(group, "group must not be null"), null, identity);
+	}
+
+	/**
+	 * Returns the key of the bucket of a layered limit of each endpoint: one per (limit name,
+	 * endpoint, identity), never the endpoint's own bucket.
+	 * @param limitName the layered limit's name
+	 * @param endpoint the endpoint charged
+	 * @param identity the identity charged
+	 * @return the key
+	 */
+	public BucketKey endpointLimitKeyFor(String limitName, EndpointTemplate endpoint, Identity identity) {
+		return limitKeyFor(limitName, null, Objects.requireNonNull(endpoint, "endpoint must not be null"), identity);
+	}
+
+	/*
+	 * Remembered like endpoint keys, in a table of their own so that layered limits never
+	 * take an endpoint key's slot.
+	 */
+	private BucketKey limitKeyFor(String limitName, @Nullable String group, @Nullable EndpointTemplate endpoint,
+			Identity identity) {
+		int hash = 31 * (31 * (31 * limitName.hashCode() + Objects.hashCode(group)) + Objects.hashCode(endpoint))
+				+ identity.hashCode();
+		int slot = (hash ^ (hash >>> 16)) & (RECENT_KEYS - 1);
+		RecentLimitKey recent = this.recentLimits[slot];
+		if (recent != null && recent.limitName().equals(limitName) && Objects.equals(recent.group(), group)
+				&& Objects.equals(recent.endpoint(), endpoint) && recent.identity().equals(identity)) {
+			return recent.key();
+		}
+		// Templates cannot start with "limit": never an endpoint's own key. The name's length
+		// keeps a name holding " of " apart from the scope after it.
+		String scope = (group != null) ? "group " + group : (endpoint != null) ? endpoint.toString() : "api";
+		BucketKey key = hash("limit " + limitName.length() + ":" + limitName + " of " + scope, identity);
+		this.recentLimits[slot] = new RecentLimitKey(limitName, group, endpoint, identity, key);
+		return key;
 	}
 
 	/**
@@ -118,6 +182,10 @@ public final class BucketKeys {
 	}
 
 	private record RecentKey(EndpointTemplate endpoint, Identity identity, BucketKey key) {
+	}
+
+	private record RecentLimitKey(String limitName, @Nullable String group, @Nullable EndpointTemplate endpoint,
+			Identity identity, BucketKey key) {
 	}
 
 }

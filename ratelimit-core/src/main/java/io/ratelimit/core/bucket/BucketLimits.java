@@ -35,13 +35,17 @@ public final class BucketLimits {
 	private final BucketConfiguration configuration;
 
 	private BucketLimits(BigDecimal rps, long capacityUnits) {
-		this.rps = rps;
-		this.capacityUnits = capacityUnits;
 		// The whole capacity refills in C / rps seconds.
-		this.refillPeriodNanos = Math.max(1, BigDecimal.valueOf(capacityUnits)
+		this(rps, capacityUnits, BigDecimal.valueOf(capacityUnits)
 			.multiply(NANOS_PER_SECOND)
 			.divide(rps.multiply(UNITS), 0, RoundingMode.HALF_UP)
 			.longValueExact());
+	}
+
+	private BucketLimits(BigDecimal rps, long capacityUnits, long refillPeriodNanos) {
+		this.rps = rps;
+		this.capacityUnits = capacityUnits;
+		this.refillPeriodNanos = Math.max(1, refillPeriodNanos);
 		this.configuration = BucketConfiguration.builder()
 			.addLimit(Bandwidth.builder()
 				.capacity(capacityUnits)
@@ -72,6 +76,37 @@ public final class BucketLimits {
 		}
 		long burstUnits = rps.multiply(burstFactor).multiply(UNITS).setScale(0, RoundingMode.FLOOR).longValueExact();
 		return new BucketLimits(rps, Math.max(burstUnits, Math.multiplyExact(minimumTokens, UNITS_PER_TOKEN)));
+	}
+
+	/**
+	 * Returns the limits of a count per window: {@code count} tokens refilled evenly over
+	 * {@code window}, in a bucket of {@code burst} tokens. With the burst equal to the count,
+	 * a client may spend a whole window's allowance at once, then waits for it to refill, and
+	 * the {@code RateLimit-Policy} item reads {@code q=count;w=window}.
+	 * @param count the tokens per window, positive
+	 * @param window the window, positive, in whole milliseconds at most
+	 * @param burst the capacity in tokens, positive
+	 * @return the limits
+	 */
+	public static BucketLimits perWindow(long count, Duration window, long burst) {
+		Objects.requireNonNull(window, "window must not be null");
+		if (count < 1) {
+			throw new IllegalArgumentException("The count must be positive, but was " + count);
+		}
+		if (window.isNegative() || window.isZero()) {
+			throw new IllegalArgumentException("The window must be positive, but was " + window);
+		}
+		if (burst < 1) {
+			throw new IllegalArgumentException("The burst must be at least 1 token, but was " + burst);
+		}
+		BigDecimal windowNanos = BigDecimal.valueOf(window.toNanos());
+		BigDecimal rps = BigDecimal.valueOf(count).multiply(NANOS_PER_SECOND).divide(windowNanos, 9, RoundingMode.HALF_UP);
+		// The whole capacity refills in burst / count windows; exact, not through the rounded rate.
+		long refillPeriodNanos = BigDecimal.valueOf(burst)
+			.multiply(windowNanos)
+			.divide(BigDecimal.valueOf(count), 0, RoundingMode.HALF_UP)
+			.longValueExact();
+		return new BucketLimits(rps, Math.multiplyExact(burst, UNITS_PER_TOKEN), refillPeriodNanos);
 	}
 
 	/**

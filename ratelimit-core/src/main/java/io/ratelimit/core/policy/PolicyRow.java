@@ -8,20 +8,51 @@ import org.jspecify.annotations.Nullable;
 /**
  * One row of the {@code rate_limit_policy} table exactly as stored, before validation.
  * Every column may be wrong; {@link PolicySnapshot} decides which rows become policies.
+ * <p>
+ * A row states its rate either as {@code rps_limit} (with the configured burst factor, as
+ * every row did before layered limits) or as {@code limit_count} per {@code limit_window}
+ * with an optional {@code burst}, never both. A row without a {@code limit_name} is its
+ * endpoint's own limit, the one every request has; a named row is one more layer.
  *
  * @param id the row's identifier, used only to name the row in reports
  * @param endpoint the endpoint template, {@code default} or {@code UNKNOWN}
  * @param tenant the tenant ({@code project_id}), {@code null} for a global policy
  * @param rpsLimit requests per second; fractions allowed, e.g. {@code 0.083333} for 5 per
- * minute
+ * minute; {@code null} when the row counts per window
  * @param mode {@code ENFORCE}, {@code SHADOW} or {@code OFF}; {@code null} means enforce
- * @param scope {@code LOCAL} or {@code GLOBAL}; {@code null} means local
+ * @param scope {@code LOCAL}, {@code GLOBAL} or {@code GLOBAL_BATCHED}; {@code null} means
+ * local
+ * @param limitName the name of a layered limit, also its name in the response fields;
+ * {@code null} for the endpoint's own limit
+ * @param appliesTo {@code ENDPOINT}, {@code GROUP} or {@code API}; {@code null} means endpoint
+ * @param group the group of endpoints a {@code GROUP} limit counts
+ * @param limitCount the points or requests allowed per window
+ * @param limitWindow the window, an ISO-8601 duration such as {@code PT1H}
+ * @param burst the most a full bucket holds; {@code null} means the count
+ * @param counts {@code POINTS} (the endpoint's weight) or {@code REQUESTS}; {@code null}
+ * means points
  */
 public record PolicyRow(String id, @Nullable String endpoint, @Nullable String tenant, @Nullable BigDecimal rpsLimit,
-		@Nullable String mode, @Nullable String scope) {
+		@Nullable String mode, @Nullable String scope, @Nullable String limitName, @Nullable String appliesTo,
+		@Nullable String group, @Nullable Long limitCount, @Nullable String limitWindow, @Nullable Long burst,
+		@Nullable String counts) {
 
 	public PolicyRow {
 		Objects.requireNonNull(id, "id must not be null");
+	}
+
+	/**
+	 * Creates a row of an endpoint's own limit in requests per second.
+	 * @param id the row's identifier
+	 * @param endpoint the endpoint template
+	 * @param tenant the tenant, {@code null} for a global policy
+	 * @param rpsLimit requests per second
+	 * @param mode the mode, {@code null} means enforce
+	 * @param scope the scope, {@code null} means local
+	 */
+	public PolicyRow(String id, @Nullable String endpoint, @Nullable String tenant, @Nullable BigDecimal rpsLimit,
+			@Nullable String mode, @Nullable String scope) {
+		this(id, endpoint, tenant, rpsLimit, mode, scope, null, null, null, null, null, null, null);
 	}
 
 	/**
@@ -35,6 +66,25 @@ public record PolicyRow(String id, @Nullable String endpoint, @Nullable String t
 	public PolicyRow(String id, @Nullable String endpoint, @Nullable String tenant, @Nullable BigDecimal rpsLimit,
 			@Nullable String mode) {
 		this(id, endpoint, tenant, rpsLimit, mode, null);
+	}
+
+	/**
+	 * Creates a row of a layered limit counted per window, enforced and local.
+	 * @param id the row's identifier
+	 * @param endpoint the endpoint template, {@code default} for every endpoint
+	 * @param tenant the tenant, {@code null} for a global policy
+	 * @param limitName the limit's name
+	 * @param appliesTo {@code ENDPOINT}, {@code GROUP} or {@code API}
+	 * @param group the group of a {@code GROUP} limit, else {@code null}
+	 * @param limitCount the points or requests per window
+	 * @param limitWindow the window, e.g. {@code PT1H}
+	 * @param counts {@code POINTS} or {@code REQUESTS}
+	 * @return the row
+	 */
+	public static PolicyRow layered(String id, String endpoint, @Nullable String tenant, String limitName,
+			String appliesTo, @Nullable String group, long limitCount, String limitWindow, String counts) {
+		return new PolicyRow(id, endpoint, tenant, null, null, null, limitName, appliesTo, group, limitCount,
+				limitWindow, null, counts);
 	}
 
 }

@@ -1,8 +1,12 @@
 package io.ratelimit.core.policy;
 
 import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -14,14 +18,26 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Turns policy rows into policies, rejecting each bad row with the reason. A bad row never
- * stops the others, and duplicates resolve to the strictest row, so a mistake in the table
- * can make a limit tighter but never looser.
+ * stops the others, and duplicates (same endpoint, tenant and limit name) resolve to the
+ * strictest row, so a mistake in the table can make a limit tighter but never looser. All
+ * rows of one limit name must agree on what the limit applies to, since that decides whose
+ * requests share its buckets; a row that disagrees with the first one is rejected.
  */
 final class PolicyRowValidator {
 
 	/** Orders duplicates: enforcing before shadow before off, then the lower rate. */
 	private static final Comparator<Policy> STRICTEST_FIRST = Comparator.comparing(Policy::mode)
 		.thenComparing(Policy::rps);
+
+	/** The longest name a layered limit may have: it is sent in every response. */
+	static final int MAXIMUM_NAME_LENGTH = 64;
+
+	/** The longest window a bucket counts over. */
+	static final Duration MAXIMUM_WINDOW = Duration.ofDays(31);
+
+	/** The most a bucket may hold: the largest rate times the largest burst factor. */
+	static final long MAXIMUM_CAPACITY = PolicySettings.MAXIMUM_RPS.multiply(PolicySettings.MAXIMUM_BURST_FACTOR)
+		.longValueExact();
 
 	private final PolicySettings settings;
 
@@ -30,6 +46,8 @@ final class PolicyRowValidator {
 	private final List<RejectedRow> rejected = new ArrayList<>();
 
 	private final Map<PolicyKey, Accepted> byKey = new LinkedHashMap<>();
+
+	private final Map<String, Policy> firstOfName = new HashMap<>();
 
 	PolicyRowValidator(PolicySettings settings) {
 		this.settings = settings;
@@ -58,12 +76,57 @@ final class PolicyRowValidator {
 			return;
 		}
 		EndpointTemplate endpoint = EndpointTemplate.parse(row.endpoint());
-		BigDecimal rps = Objects.requireNonNull(row.rpsLimit());
 		PolicyMode mode = Objects.requireNonNull(PolicyMode.parse(row.mode()));
 		PolicyScope scope = Objects.requireNonNull(PolicyScope.parse(row.scope()));
-		Policy policy = new Policy(endpoint, row.tenant(), rps, mode, scope,
-				BucketLimits.of(rps, this.settings.burstFactor(), 1), "row " + row.id());
+		BucketLimits limits;
+		try {
+			limits = (row.rpsLimit() != null) ? BucketLimits.of(row.rpsLimit(), this.settings.burstFactor(), 1)
+					: BucketLimits.perWindow(Objects.requireNonNull(row.limitCount()), window(row),
+							Objects.requireNonNullElse(row.burst(), row.limitCount()));
+		}
+		catch (IllegalArgumentException | ArithmeticException ex) {
+			// Whatever the checks above missed, one row must not fail the whole load.
+			this.rejected.add(new RejectedRow(row, "the limit cannot be represented: " + ex.getMessage()));
+			return;
+		}
+		BigDecimal rps = (row.rpsLimit() != null) ? row.rpsLimit() : limits.rps();
+		Policy policy = new Policy(endpoint, row.tenant(), rps, mode, scope, limits, "row " + row.id(),
+				blankToNull(row.limitName()), Objects.requireNonNull(LimitTarget.parse(row.appliesTo())),
+				blankToNull(row.group()), Objects.requireNonNull(LimitUnit.parse(row.counts())));
+		String conflict = conflict(policy);
+		if (conflict != null) {
+			this.rejected.add(new RejectedRow(row, conflict));
+			return;
+		}
 		keepStricter(new Accepted(row, policy));
+	}
+
+	private @Nullable String conflict(Policy policy) {
+		if (policy.limitName() == null) {
+			return null;
+		}
+		Policy first = this.firstOfName.putIfAbsent(policy.limitName(), policy);
+		if (first == null || (first.target() == policy.target() && Objects.equals(first.group(), policy.group()))) {
+			return null;
+		}
+		return "limit '" + policy.limitName() + "' applies to " + describe(first) + " in " + first.origin()
+				+ ", so it cannot apply to " + describe(policy) + " here";
+	}
+
+	private static String describe(Policy policy) {
+		return switch (policy.target()) {
+			case ENDPOINT -> "each endpoint";
+			case API -> "the whole API";
+			case GROUP -> "the group '" + policy.group() + "'";
+		};
+	}
+
+	private static @Nullable String blankToNull(@Nullable String text) {
+		return (text == null || text.isBlank()) ? null : text.strip();
+	}
+
+	private static Duration window(PolicyRow row) {
+		return Duration.parse(Objects.requireNonNull(row.limitWindow()).strip());
 	}
 
 	private @Nullable String problem(PolicyRow row) {
@@ -87,10 +150,14 @@ final class PolicyRowValidator {
 			return "UNKNOWN policies are global (unknown endpoints are limited by network identity alone), "
 					+ "so project_id must be NULL";
 		}
-		if (row.rpsLimit() == null) {
-			return "rps_limit is missing";
+		String layerProblem = layerProblem(row, endpoint);
+		if (layerProblem != null) {
+			return layerProblem;
 		}
-		String rateProblem = PolicySettings.rateProblem(row.rpsLimit());
+		if (row.rpsLimit() != null && (row.limitCount() != null || row.limitWindow() != null || row.burst() != null)) {
+			return "a row states rps_limit or limit_count per limit_window (with burst), not both";
+		}
+		String rateProblem = (row.rpsLimit() != null) ? PolicySettings.rateProblem(row.rpsLimit()) : countProblem(row);
 		if (rateProblem != null) {
 			return rateProblem;
 		}
@@ -103,8 +170,86 @@ final class PolicyRowValidator {
 		return null;
 	}
 
+	private @Nullable String layerProblem(PolicyRow row, EndpointTemplate endpoint) {
+		LimitTarget target = LimitTarget.parse(row.appliesTo());
+		if (target == null) {
+			return "applies_to must be ENDPOINT, GROUP or API, but was '" + row.appliesTo() + "'";
+		}
+		if (LimitUnit.parse(row.counts()) == null) {
+			return "counts must be POINTS or REQUESTS, but was '" + row.counts() + "'";
+		}
+		String name = blankToNull(row.limitName());
+		if (name == null) {
+			if (target != LimitTarget.ENDPOINT || LimitUnit.parse(row.counts()) != LimitUnit.POINTS) {
+				return "a limit that applies to a group or the API, or counts requests, needs a limit_name";
+			}
+		}
+		else if (name.length() > MAXIMUM_NAME_LENGTH) {
+			return "limit_name must be at most " + MAXIMUM_NAME_LENGTH + " characters";
+		}
+		else if (endpoint.isUnknown()) {
+			return "UNKNOWN has one limit, its own: limit_name must be NULL";
+		}
+		String group = blankToNull(row.group());
+		if (target == LimitTarget.GROUP) {
+			if (group == null) {
+				return "endpoint_group is missing for a GROUP limit";
+			}
+			if (!this.settings.groups().contains(group)) {
+				return "no group of endpoints is named '" + group + "' (ratelimit.groups." + group + ")";
+			}
+		}
+		else if (group != null) {
+			return "endpoint_group must be NULL unless applies_to is GROUP";
+		}
+		if (target != LimitTarget.ENDPOINT && !endpoint.equals(EndpointTemplate.DEFAULT)) {
+			return ((target == LimitTarget.API) ? "an API" : "a GROUP")
+					+ " limit counts every endpoint it applies to in one bucket, so endpoint must be 'default'";
+		}
+		return null;
+	}
+
+	private static @Nullable String countProblem(PolicyRow row) {
+		if (row.limitCount() == null && row.limitWindow() == null) {
+			return "rps_limit is missing, and so are limit_count and limit_window";
+		}
+		if (row.limitCount() == null || row.limitWindow() == null) {
+			return "limit_count and limit_window go together";
+		}
+		if (row.limitCount() < 1) {
+			return "limit_count must be positive, but was " + row.limitCount() + " (use mode OFF for no limit)";
+		}
+		Duration window;
+		try {
+			window = window(row);
+		}
+		catch (DateTimeParseException ex) {
+			return "limit_window must be an ISO-8601 duration such as PT1H, but was '" + row.limitWindow() + "'";
+		}
+		if (window.compareTo(Duration.ofSeconds(1)) < 0 || window.compareTo(MAXIMUM_WINDOW) > 0) {
+			return "limit_window must be between PT1S and " + MAXIMUM_WINDOW
+					+ " (longer periods are calendar quotas, not buckets), but was " + window;
+		}
+		if (row.burst() != null && row.burst() < 1) {
+			return "burst must be positive, but was " + row.burst();
+		}
+		BigDecimal perSecond = BigDecimal.valueOf(row.limitCount())
+			.divide(BigDecimal.valueOf(window.toMillis()).movePointLeft(3), 6, RoundingMode.HALF_UP);
+		if (perSecond.compareTo(PolicySettings.MAXIMUM_RPS) > 0) {
+			return "limit_count per limit_window is " + perSecond.stripTrailingZeros().toPlainString()
+					+ " per second, above the maximum of " + PolicySettings.MAXIMUM_RPS.toPlainString();
+		}
+		long capacity = Objects.requireNonNullElse(row.burst(), row.limitCount());
+		if (capacity > MAXIMUM_CAPACITY) {
+			return ((row.burst() != null) ? "burst " : "limit_count ") + capacity + " is above the maximum of "
+					+ MAXIMUM_CAPACITY + " in one bucket";
+		}
+		return null;
+	}
+
 	private void keepStricter(Accepted candidate) {
-		PolicyKey key = new PolicyKey(candidate.policy().endpoint(), candidate.policy().tenant());
+		PolicyKey key = new PolicyKey(candidate.policy().endpoint(), candidate.policy().tenant(),
+				candidate.policy().limitName());
 		Accepted existing = this.byKey.get(key);
 		if (existing == null) {
 			this.byKey.put(key, candidate);
@@ -114,13 +259,15 @@ final class PolicyRowValidator {
 		Accepted looser = (stricter == candidate) ? existing : candidate;
 		this.byKey.put(key, stricter);
 		this.rejected.add(new RejectedRow(looser.row(), "duplicate of row " + stricter.row().id()
-				+ " for the same endpoint and project_id; the stricter row " + stricter.row().id() + " applies"));
+				+ ((key.limitName() == null) ? " for the same endpoint and project_id"
+						: " for the same endpoint, project_id and limit_name")
+				+ "; the stricter row " + stricter.row().id() + " applies"));
 	}
 
 	private record Accepted(PolicyRow row, Policy policy) {
 	}
 
-	record PolicyKey(EndpointTemplate endpoint, @Nullable String tenant) {
+	record PolicyKey(EndpointTemplate endpoint, @Nullable String tenant, @Nullable String limitName) {
 	}
 
 }

@@ -16,9 +16,11 @@ import org.jspecify.annotations.Nullable;
  * @param burstFactor {@code beta}: buckets hold {@code beta * rps} tokens, at least 1
  * @param knownEndpoints the endpoints of the application; rows for other templates are
  * rejected
+ * @param groups the named groups of endpoints that group limits count together; rows for
+ * other groups are rejected
  */
 public record PolicySettings(BigDecimal defaultRps, BigDecimal unknownRps, BigDecimal burstFactor,
-		Predicate<EndpointTemplate> knownEndpoints) {
+		Predicate<EndpointTemplate> knownEndpoints, EndpointGroups groups) {
 
 	/** The smallest rate a policy may have: about one request every twelve days. */
 	public static final BigDecimal MINIMUM_RPS = new BigDecimal("0.000001");
@@ -38,6 +40,19 @@ public record PolicySettings(BigDecimal defaultRps, BigDecimal unknownRps, BigDe
 					"The burst factor must be between 1 and " + MAXIMUM_BURST_FACTOR + ", but was " + burstFactor);
 		}
 		Objects.requireNonNull(knownEndpoints, "knownEndpoints must not be null");
+		Objects.requireNonNull(groups, "groups must not be null");
+	}
+
+	/**
+	 * Creates settings without groups of endpoints.
+	 * @param defaultRps the rate of the built-in {@code default} policy
+	 * @param unknownRps the rate of the built-in {@code UNKNOWN} policy
+	 * @param burstFactor the burst factor
+	 * @param knownEndpoints the endpoints of the application
+	 */
+	public PolicySettings(BigDecimal defaultRps, BigDecimal unknownRps, BigDecimal burstFactor,
+			Predicate<EndpointTemplate> knownEndpoints) {
+		this(defaultRps, unknownRps, burstFactor, knownEndpoints, EndpointGroups.none());
 	}
 
 	/**
@@ -57,7 +72,16 @@ public record PolicySettings(BigDecimal defaultRps, BigDecimal unknownRps, BigDe
 	 * @return new settings
 	 */
 	public PolicySettings withKnownEndpoints(Predicate<EndpointTemplate> knownEndpoints) {
-		return new PolicySettings(this.defaultRps, this.unknownRps, this.burstFactor, knownEndpoints);
+		return new PolicySettings(this.defaultRps, this.unknownRps, this.burstFactor, knownEndpoints, this.groups);
+	}
+
+	/**
+	 * Returns these settings with different groups of endpoints.
+	 * @param groups the groups that group limits count together
+	 * @return new settings
+	 */
+	public PolicySettings withGroups(EndpointGroups groups) {
+		return new PolicySettings(this.defaultRps, this.unknownRps, this.burstFactor, this.knownEndpoints, groups);
 	}
 
 	/**

@@ -20,6 +20,11 @@ import org.jspecify.annotations.Nullable;
  * </pre>
  * The chain always ends in a limit: a missing row never means "no limit". Resolution is a
  * few hash lookups and allocates nothing, so it runs on every request.
+ * <p>
+ * Layered limits (rows with a limit name) are resolved by {@link #resolveLayered}, each
+ * name on its own through the same chain, without the built-in fallback: see
+ * {@code LayeredLimits}. They apply to known endpoints only; {@code UNKNOWN} keeps its one
+ * limit. A snapshot without layered rows answers them with an empty list at no cost.
  */
 public final class PolicySnapshot {
 
@@ -39,6 +44,10 @@ public final class PolicySnapshot {
 
 	private final Policy unknown;
 
+	private final LayeredLimits layered;
+
+	private final EndpointGroups groups;
+
 	private PolicySnapshot(long version, Instant loadedAt, List<Policy> policies, List<RejectedRow> rejected,
 			PolicySettings settings) {
 		this.version = version;
@@ -46,9 +55,17 @@ public final class PolicySnapshot {
 		this.policies = List.copyOf(policies);
 		this.rejected = List.copyOf(rejected);
 		Map<EndpointTemplate, Candidates> byEndpoint = new HashMap<>();
+		List<Policy> layered = new ArrayList<>();
 		for (Policy policy : policies) {
-			byEndpoint.computeIfAbsent(policy.endpoint(), (endpoint) -> new Candidates()).add(policy);
+			if (policy.isLayered()) {
+				layered.add(policy);
+			}
+			else {
+				byEndpoint.computeIfAbsent(policy.endpoint(), (endpoint) -> new Candidates()).add(policy);
+			}
 		}
+		this.layered = LayeredLimits.of(layered);
+		this.groups = settings.groups();
 		this.defaults = Objects.requireNonNullElseGet(byEndpoint.remove(EndpointTemplate.DEFAULT), Candidates::new);
 		Candidates unknownRows = byEndpoint.remove(EndpointTemplate.UNKNOWN);
 		this.byEndpoint = Map.copyOf(byEndpoint);
@@ -100,6 +117,37 @@ public final class PolicySnapshot {
 	}
 
 	/**
+	 * Returns the layered limits that apply to a request besides its endpoint's own limit
+	 * ({@link #resolve}), each resolved through the precedence chain under its own name;
+	 * limits switched off for the request are left out.
+	 * @param endpoint the endpoint charged
+	 * @param tenant the tenant of the request, {@code null} for none
+	 * @return the layered limits in a stable order, empty (and not allocated) when the
+	 * snapshot has no layered row or the endpoint is {@code UNKNOWN}
+	 */
+	public List<Policy> resolveLayered(EndpointTemplate endpoint, @Nullable String tenant) {
+		if (this.layered.isEmpty() || endpoint.isUnknown()) {
+			return List.of();
+		}
+		return this.layered.resolve(endpoint, tenant, this.groups);
+	}
+
+	/**
+	 * Resolves like {@link #resolveLayered} and reports, for each layered limit that counts
+	 * the endpoint and has a row for the request, every link of its chain tried and the row
+	 * found, rows of mode {@code OFF} included.
+	 * @param endpoint the endpoint charged
+	 * @param tenant the tenant of the request, {@code null} for none
+	 * @return one resolution per layered limit
+	 */
+	public List<PolicyResolution> explainLayered(EndpointTemplate endpoint, @Nullable String tenant) {
+		if (this.layered.isEmpty() || endpoint.isUnknown()) {
+			return List.of();
+		}
+		return this.layered.explain(endpoint, tenant, this.groups);
+	}
+
+	/**
 	 * Resolves like {@link #resolve} and reports each link of the chain tried.
 	 * @param endpoint the endpoint charged
 	 * @param tenant the tenant of the request, {@code null} for none
@@ -120,7 +168,7 @@ public final class PolicySnapshot {
 		return new PolicyResolution(endpoint, tenant, chain, (found != null) ? found : this.builtInDefault);
 	}
 
-	private static @Nullable Policy walk(List<PolicyResolution.Link> chain, EndpointTemplate endpoint,
+	static @Nullable Policy walk(List<PolicyResolution.Link> chain, EndpointTemplate endpoint,
 			@Nullable String tenant, Candidates candidates) {
 		if (tenant != null) {
 			Policy forTenant = candidates.byTenant.get(tenant);
@@ -185,31 +233,6 @@ public final class PolicySnapshot {
 	private static Policy builtIn(EndpointTemplate endpoint, BigDecimal rps, PolicySettings settings) {
 		return new Policy(endpoint, null, rps, PolicyMode.ENFORCE, PolicyScope.LOCAL,
 				BucketLimits.of(rps, settings.burstFactor(), 1), Policy.BUILT_IN);
-	}
-
-	/**
-	 * The policies of one endpoint: the global one and those of single tenants.
-	 */
-	private static final class Candidates {
-
-		private @Nullable Policy global;
-
-		private final Map<String, Policy> byTenant = new HashMap<>();
-
-		void add(Policy policy) {
-			if (policy.tenant() == null) {
-				this.global = policy;
-			}
-			else {
-				this.byTenant.put(policy.tenant(), policy);
-			}
-		}
-
-		@Nullable Policy find(@Nullable String tenant) {
-			Policy policy = (tenant != null) ? this.byTenant.get(tenant) : null;
-			return (policy != null) ? policy : this.global;
-		}
-
 	}
 
 }

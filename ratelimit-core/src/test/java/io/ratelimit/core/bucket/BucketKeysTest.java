@@ -104,4 +104,32 @@ class BucketKeysTest {
 			.keyFor(pairs.get(0).getKey(), pairs.get(0).getValue()));
 	}
 
+	@Test
+	void limitKeysWhenScopeOrNameDiffersThenDifferentBucketsAndNeverAnEndpointsOwn() {
+		BucketKeys keys = new BucketKeys(HASHER, false);
+		BucketKey api = keys.apiKeyFor("hourly", alice(HOME));
+
+		assertThat(keys.apiKeyFor("hourly", alice(CAFE))).as("a principal wherever it calls from").isEqualTo(api);
+		assertThat(keys.apiKeyFor("daily", alice(HOME))).isNotEqualTo(api);
+		assertThat(keys.apiKeyFor("hourly", Identity.anonymous(HOME))).isNotEqualTo(api);
+		assertThat(keys.groupKeyFor("hourly", "writes", alice(HOME))).isNotEqualTo(api);
+		assertThat(keys.endpointLimitKeyFor("hourly", USERS, alice(HOME))).isNotEqualTo(api)
+			.isNotEqualTo(keys.endpointLimitKeyFor("hourly", ORDERS, alice(HOME)))
+			.isNotEqualTo(keys.keyFor(USERS, alice(HOME)));
+		assertThat(keys.groupKeyFor("a of b", "c", alice(HOME))).isNotEqualTo(keys.groupKeyFor("a", "b of c", alice(HOME)));
+	}
+
+	@Test
+	void limitKeysWhenRememberedOrComputedAfreshThenTheSame() {
+		BucketKeys keys = new BucketKeys(HASHER, false);
+		BucketKey first = keys.groupKeyFor("content", "writes", alice(HOME));
+		for (int i = 0; i < 3 * BucketKeys.RECENT_KEYS; i++) {
+			keys.apiKeyFor("hourly", Identity.anonymous(new NetworkIdentity("198.51.100." + (i % 250))));
+			keys.apiKeyFor("hourly-" + i, alice(HOME));
+		}
+
+		assertThat(keys.groupKeyFor("content", "writes", alice(HOME))).isEqualTo(first)
+			.isEqualTo(new BucketKeys(HASHER, false).groupKeyFor("content", "writes", alice(HOME)));
+	}
+
 }

@@ -1,6 +1,7 @@
 package io.ratelimit.core.bucket;
 
 import java.math.BigDecimal;
+import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
 
@@ -54,6 +55,35 @@ class BucketLimitsTest {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> BucketLimits.of(BigDecimal.ONE, new BigDecimal("0.9"), 1))
 			.withMessage("The burst factor must be at least 1, but was 0.9");
+	}
+
+	@Test
+	void perWindowWhenCountPerHourThenQuotaIsTheCountAndWindowTheHour() {
+		BucketLimits hourly = BucketLimits.perWindow(5000, Duration.ofHours(1), 5000);
+
+		assertThat(hourly.quota()).isEqualTo(5000);
+		assertThat(hourly.windowSeconds()).isEqualTo(3600);
+		assertThat(hourly.refillPeriodNanos()).isEqualTo(Duration.ofHours(1).toNanos());
+		assertThat(hourly.nanosUntilNextToken(4999_000)).isEqualTo(720_000_000L);
+	}
+
+	@Test
+	void perWindowWhenBurstAboveCountThenCapacityIsTheBurstAtTheSameRate() {
+		BucketLimits perSecond = BucketLimits.perWindow(20, Duration.ofSeconds(1), 40);
+
+		assertThat(perSecond.quota()).isEqualTo(40);
+		assertThat(perSecond.windowSeconds()).isEqualTo(2);
+		assertThat(perSecond.rps()).isEqualByComparingTo("20");
+	}
+
+	@Test
+	void perWindowWhenArgumentsInvalidThenMessagesNameThem() {
+		assertThatIllegalArgumentException().isThrownBy(() -> BucketLimits.perWindow(0, Duration.ofHours(1), 1))
+			.withMessage("The count must be positive, but was 0");
+		assertThatIllegalArgumentException().isThrownBy(() -> BucketLimits.perWindow(1, Duration.ZERO, 1))
+			.withMessage("The window must be positive, but was PT0S");
+		assertThatIllegalArgumentException().isThrownBy(() -> BucketLimits.perWindow(1, Duration.ofHours(1), 0))
+			.withMessage("The burst must be at least 1 token, but was 0");
 	}
 
 }

@@ -5,11 +5,14 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 import io.ratelimit.core.endpoint.EndpointTemplate;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
 
 /**
  * The precedence chain of DESIGN.md 3.3, one test per link, and tenant isolation.
@@ -151,6 +154,38 @@ class PolicySnapshotTest {
 				}
 			}
 		}
+	}
+
+	@Test
+	void explainLayeredWhenTenantRowThenChainPerLimitEndsAtTheRowThatApplies() {
+		PolicySettings settings = SETTINGS.withGroups(EndpointGroups.of(Map.of("writes", Set.of(ORDERS))));
+		PolicySnapshot snapshot = PolicySnapshot.of(List.of(
+				PolicyRow.layered("1", "default", null, "hourly", "API", null, 5000, "PT1H", "REQUESTS"),
+				PolicyRow.layered("2", "default", "acme", "hourly", "API", null, 9000, "PT1H", "REQUESTS"),
+				PolicyRow.layered("3", "default", null, "per-minute", "ENDPOINT", null, 60, "PT1M", "POINTS"),
+				PolicyRow.layered("4", "default", null, "content", "GROUP", "writes", 80, "PT1M", "REQUESTS")), settings, 1,
+				Instant.EPOCH);
+
+		List<PolicyResolution> forUsers = snapshot.explainLayered(USERS, "acme");
+
+		assertThat(forUsers).extracting((resolution) -> resolution.policy().origin()).containsExactly("row 2", "row 3");
+		assertThat(forUsers.get(0).chain()).extracting(PolicyResolution.Link::endpoint, PolicyResolution.Link::tenant)
+			.containsExactly(tuple(EndpointTemplate.DEFAULT, "acme"));
+		assertThat(forUsers.get(1).chain()).extracting(PolicyResolution.Link::endpoint, PolicyResolution.Link::tenant)
+			.containsExactly(tuple(USERS, "acme"), tuple(USERS, null), tuple(EndpointTemplate.DEFAULT, "acme"),
+					tuple(EndpointTemplate.DEFAULT, null));
+		assertThat(snapshot.explainLayered(ORDERS, null)).extracting((resolution) -> resolution.policy().origin())
+			.containsExactly("row 1", "row 3", "row 4");
+		assertThat(snapshot.resolveLayered(ORDERS, "acme")).extracting(Policy::name)
+			.containsExactly("hourly", "per-minute", "content");
+	}
+
+	@Test
+	void resolveLayeredWhenNoLayeredRowThenEmpty() {
+		PolicySnapshot snapshot = snapshot(List.of(row("1", "default", null, "1")));
+
+		assertThat(snapshot.resolveLayered(USERS, "acme")).isEmpty();
+		assertThat(snapshot.explainLayered(USERS, "acme")).isEmpty();
 	}
 
 }

@@ -3,6 +3,8 @@ package io.ratelimit.core.policy;
 import java.math.BigDecimal;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 
 import io.ratelimit.core.endpoint.EndpointTemplate;
 import org.junit.jupiter.api.Test;
@@ -116,6 +118,89 @@ class PolicyValidationTest {
 		assertThatIllegalArgumentException()
 			.isThrownBy(() -> PolicySettings.of(BigDecimal.ONE, BigDecimal.ONE, new BigDecimal("0.5")))
 			.withMessage("The burst factor must be between 1 and 1000, but was 0.5");
+	}
+
+	@ParameterizedTest(name = "[{index}] {0} / {1} / {2} / {3} / {4}")
+	@CsvSource(delimiter = '|', nullValues = "NULL", textBlock = """
+			default          | NULL   | API      | NULL    | 10 | PT1H   | POINTS   | a group or the API, or counts requests, needs a limit_name
+			default          | NULL   | ENDPOINT | NULL    | 10 | PT1H   | REQUESTS | needs a limit_name
+			default          | hourly | WORLD    | NULL    | 10 | PT1H   | POINTS   | must be ENDPOINT, GROUP or API, but was 'WORLD'
+			default          | hourly | API      | NULL    | 10 | PT1H   | TOKENS   | must be POINTS or REQUESTS, but was 'TOKENS'
+			GET /api/users/* | hourly | API      | NULL    | 10 | PT1H   | POINTS   | so endpoint must be 'default'
+			default          | hourly | GROUP    | NULL    | 10 | PT1H   | POINTS   | endpoint_group is missing for a GROUP limit
+			default          | hourly | GROUP    | writers | 10 | PT1H   | POINTS   | no group of endpoints is named 'writers'
+			default          | hourly | API      | users   | 10 | PT1H   | POINTS   | endpoint_group must be NULL unless applies_to is GROUP
+			UNKNOWN          | hourly | ENDPOINT | NULL    | 10 | PT1H   | POINTS   | UNKNOWN has one limit, its own
+			default          | hourly | API      | NULL    | 0  | PT1H   | POINTS   | limit_count must be positive, but was 0
+			default          | hourly | API      | NULL    | 10 | 1 hour | POINTS   | an ISO-8601 duration such as PT1H, but was '1 hour'
+			default          | hourly | API      | NULL    | 10 | PT0.5S | POINTS   | (longer periods are calendar quotas, not buckets), but was PT0.5S
+			default          | hourly | API      | NULL    | 10 | P32D   | POINTS   | must be between PT1S and PT744H
+			default          | hourly | API      | NULL    | 10 | NULL   | POINTS   | limit_count and limit_window go together
+			default          | hourly | API      | NULL    | 3600000001 | PT1H | POINTS | is 1000000.000278 per second, above the maximum of 1000000
+			default          | hourly | API      | NULL    | 1000000001 | P31D | POINTS | limit_count 1000000001 is above the maximum of 1000000000
+			""")
+	void ofWhenLayeredRowIsInvalidThenRejectedWithReason(String endpoint, String name, String appliesTo, String group,
+			Long count, String window, String counts, String reason) {
+		PolicySettings settings = SETTINGS.withGroups(EndpointGroups.of(Map.of("users", Set.of(USERS))));
+		PolicyRow bad = new PolicyRow("13", endpoint, null, null, null, null, name, appliesTo, group, count, window, null,
+				counts);
+
+		PolicySnapshot snapshot = PolicySnapshot.of(List.of(bad), settings, 1, Instant.EPOCH);
+
+		assertThat(snapshot.rejected()).singleElement()
+			.satisfies((rejected) -> assertThat(rejected.reason()).contains(reason));
+	}
+
+	@Test
+	void ofWhenBucketWouldTakeCenturiesToFillThenRowRejectedAndOthersLoad() {
+		// A billion-token bucket refilled at one token per 31 days.
+		PolicyRow slow = new PolicyRow("1", "default", null, null, null, null, "monthly", "API", null, 1L, "P31D",
+				1_000_000_000L, null);
+		PolicyRow good = PolicyRow.layered("2", "default", null, "hourly", "API", null, 100, "PT1H", "REQUESTS");
+
+		PolicySnapshot snapshot = PolicySnapshot.of(List.of(slow, good), SETTINGS, 1, Instant.EPOCH);
+
+		assertThat(snapshot.rejected()).singleElement()
+			.satisfies((rejected) -> assertThat(rejected.reason()).startsWith("the limit cannot be represented: "));
+		assertThat(snapshot.resolveLayered(USERS, null)).extracting(Policy::origin).containsExactly("row 2");
+	}
+
+	@Test
+	void ofWhenRowStatesBothRpsAndCountThenRejected() {
+		PolicyRow both = new PolicyRow("1", "default", null, BigDecimal.ONE, null, null, "hourly", "API", null, 10L,
+				"PT1H", null, null);
+
+		assertThat(PolicySnapshot.of(List.of(both), SETTINGS, 1, Instant.EPOCH).rejected()).singleElement()
+			.satisfies((rejected) -> assertThat(rejected.reason())
+				.isEqualTo("a row states rps_limit or limit_count per limit_window (with burst), not both"));
+	}
+
+	@Test
+	void ofWhenRowsOfOneLimitNameDisagreeOnTargetThenTheLaterIsRejected() {
+		PolicySnapshot snapshot = PolicySnapshot.of(List.of(
+				PolicyRow.layered("1", "default", null, "hourly", "API", null, 100, "PT1H", "REQUESTS"),
+				PolicyRow.layered("2", "default", "acme", "hourly", "ENDPOINT", null, 100, "PT1H", "REQUESTS")), SETTINGS,
+				1, Instant.EPOCH);
+
+		assertThat(snapshot.rejected()).singleElement().satisfies((rejected) -> {
+			assertThat(rejected.row().id()).isEqualTo("2");
+			assertThat(rejected.toString()).startsWith("row 2 (default, project_id=acme, limit_name=hourly): ");
+			assertThat(rejected.reason())
+				.isEqualTo("limit 'hourly' applies to the whole API in row 1, so it cannot apply to each endpoint here");
+		});
+	}
+
+	@Test
+	void ofWhenDuplicateLayeredRowsThenStricterApplies() {
+		PolicySnapshot snapshot = PolicySnapshot.of(List.of(
+				PolicyRow.layered("1", "default", null, "hourly", "API", null, 100, "PT1H", "REQUESTS"),
+				PolicyRow.layered("2", "default", null, "hourly", "API", null, 50, "PT1H", "REQUESTS"),
+				PolicyRow.layered("3", "default", null, "per-minute", "API", null, 50, "PT1M", "REQUESTS")), SETTINGS, 1,
+				Instant.EPOCH);
+
+		assertThat(snapshot.resolveLayered(USERS, null)).extracting(Policy::origin).containsExactly("row 2", "row 3");
+		assertThat(snapshot.rejected()).singleElement().satisfies((rejected) -> assertThat(rejected.reason())
+			.isEqualTo("duplicate of row 2 for the same endpoint, project_id and limit_name; the stricter row 2 applies"));
 	}
 
 }

@@ -34,6 +34,27 @@ public class PolicyRowEntity {
 	@Column(name = "scope")
 	private @Nullable String scope;
 
+	@Column(name = "limit_name")
+	private @Nullable String limitName;
+
+	@Column(name = "applies_to")
+	private @Nullable String appliesTo;
+
+	@Column(name = "endpoint_group")
+	private @Nullable String endpointGroup;
+
+	@Column(name = "limit_count")
+	private @Nullable Long limitCount;
+
+	@Column(name = "limit_window")
+	private @Nullable String limitWindow;
+
+	@Column(name = "burst")
+	private @Nullable Long burst;
+
+	@Column(name = "counts")
+	private @Nullable String counts;
+
 	protected PolicyRowEntity() {
 	}
 
@@ -59,6 +80,34 @@ public class PolicyRowEntity {
 
 	public @Nullable String getScope() {
 		return this.scope;
+	}
+
+	public @Nullable String getLimitName() {
+		return this.limitName;
+	}
+
+	public @Nullable String getAppliesTo() {
+		return this.appliesTo;
+	}
+
+	public @Nullable String getEndpointGroup() {
+		return this.endpointGroup;
+	}
+
+	public @Nullable Long getLimitCount() {
+		return this.limitCount;
+	}
+
+	public @Nullable String getLimitWindow() {
+		return this.limitWindow;
+	}
+
+	public @Nullable Long getBurst() {
+		return this.burst;
+	}
+
+	public @Nullable String getCounts() {
+		return this.counts;
 	}
 
 }

@@ -1,0 +1,83 @@
+package io.ratelimit.autoconfigure;
+
+import java.net.http.HttpResponse;
+import java.sql.Connection;
+import java.sql.Statement;
+
+import io.ratelimit.autoconfigure.layeredapp.LayeredApiApplication;
+import io.ratelimit.autoconfigure.testsupport.Http;
+import io.ratelimit.autoconfigure.testsupport.PostgresDatabase;
+import io.ratelimit.autoconfigure.testsupport.RedisNamespace;
+import io.ratelimit.autoconfigure.testsupport.TestPostgres;
+import io.ratelimit.autoconfigure.testsupport.TestRedis;
+import io.ratelimit.core.RateLimiter;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.boot.web.server.context.WebServerApplicationContext;
+import org.springframework.context.ConfigurableApplicationContext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Two replicas share an API-wide limit through Redis ({@code GLOBAL}), layered over a
+ * {@code LOCAL} limit of one endpoint: the shared bucket counts every endpoint on every
+ * replica, and a request the local limit refuses takes nothing from it.
+ */
+class LayeredGlobalLimitsEndToEndTest {
+
+	@RegisterExtension
+	static final PostgresDatabase database = TestPostgres.newDatabase();
+
+	@RegisterExtension
+	static final RedisNamespace redis = TestRedis.newNamespace();
+
+	@Test
+	void requestsWhenApiWideLimitIsGlobalThenReplicasShareItAndLocalRefusalsTakeNothingFromIt() throws Exception {
+		try (ConfigurableApplicationContext first = replica(); ConfigurableApplicationContext second = replica()) {
+			try (Connection connection = database.connect(); Statement sql = connection.createStatement()) {
+				sql.execute("""
+						INSERT INTO rate_limit_policy
+						    (endpoint, limit_name, applies_to, limit_count, limit_window, counts, scope)
+						VALUES ('default', 'hourly', 'API', 3, 'PT1H', 'REQUESTS', 'GLOBAL')
+						""");
+				// One request per replica, then refused: 0.001 per second, raised to a bucket of one.
+				sql.execute("INSERT INTO rate_limit_policy (endpoint, rps_limit) VALUES ('GET /api/status', 0.001)");
+			}
+			for (ConfigurableApplicationContext context : new ConfigurableApplicationContext[] { first, second }) {
+				assertThat(context.getBean(RateLimiter.class).policies().reload().succeeded()).isTrue();
+			}
+			Http one = http(first);
+			Http two = http(second);
+
+			assertThat(one.get("/api/status").statusCode()).isEqualTo(200);
+			HttpResponse<String> refusedLocally = one.get("/api/status");
+			assertThat(refusedLocally.statusCode()).isEqualTo(429);
+			assertThat(refusedLocally.headers().firstValue("RateLimit").orElseThrow())
+				.isEqualTo("\"GET /api/status\";r=0;t=1000, \"hourly\";r=2;t=1200");
+			assertThat(two.get("/api/repos/1").statusCode()).isEqualTo(200);
+			assertThat(one.get("/api/repos/2").statusCode()).isEqualTo(200);
+
+			HttpResponse<String> refused = two.get("/api/repos/3");
+			assertThat(refused.statusCode()).isEqualTo(429);
+			assertThat(refused.headers().firstValue("RateLimit").orElseThrow()).contains("\"hourly\";r=0;t=1200");
+			assertThat(refused.headers().firstValue("Retry-After")).hasValue("1200");
+			assertThat(redis.keys(redis.prefix())).isNotEmpty();
+		}
+	}
+
+	private static ConfigurableApplicationContext replica() {
+		return new SpringApplicationBuilder(LayeredApiApplication.class).run("--server.port=0",
+				"--spring.datasource.url=" + database.url(), "--spring.datasource.username=" + database.user(),
+				"--spring.datasource.password=" + database.password(), "--spring.flyway.enabled=false",
+				"--spring.data.redis.url=" + redis.url(), "--ratelimit.redis.key-prefix=" + redis.prefix(),
+				"--ratelimit.key-secret=shared-by-every-replica-0123456789", "--ratelimit.policy.refresh-interval=1h",
+				"--ratelimit.policy.default-rps=100", "--spring.jmx.enabled=false", "--spring.jpa.open-in-view=false");
+	}
+
+	private static Http http(ConfigurableApplicationContext context) {
+		return new Http(((WebServerApplicationContext) context).getWebServer().getPort());
+	}
+
+}
