@@ -30,7 +30,10 @@ import org.springframework.web.util.ServletRequestPathUtils;
  * of a Spring Security filter chain (form login processes its URL in a filter). A typo in
  * {@code ratelimit.login.endpoints}, or a login moved elsewhere, would otherwise leave the
  * account buckets silently off. Other filters that serve a login cannot be seen and are
- * trusted to be what the configuration says.
+ * trusted to be what the configuration says. With the limiter placed after Spring
+ * Security's chain, a login that the chain processes never reaches the limiter at all (the
+ * authentication filter answers without passing the request on), which is warned about
+ * too.
  */
 public class LoginEndpointsCheck implements SmartInitializingSingleton {
 
@@ -44,14 +47,18 @@ public class LoginEndpointsCheck implements SmartInitializingSingleton {
 
 	private final ListableBeanFactory beans;
 
+	private final boolean afterSecurity;
+
 	/**
 	 * Creates a check.
 	 * @param limiter the limiter whose login endpoints are checked
 	 * @param beans where Spring Security's filter chains are looked up
+	 * @param afterSecurity whether the limiter's filter runs after Spring Security's chain
 	 */
-	public LoginEndpointsCheck(RateLimiter limiter, ListableBeanFactory beans) {
+	public LoginEndpointsCheck(RateLimiter limiter, ListableBeanFactory beans, boolean afterSecurity) {
 		this.limiter = Objects.requireNonNull(limiter, "limiter must not be null");
 		this.beans = Objects.requireNonNull(beans, "beans must not be null");
+		this.afterSecurity = afterSecurity;
 	}
 
 	@Override
@@ -61,6 +68,13 @@ public class LoginEndpointsCheck implements SmartInitializingSingleton {
 		}
 		for (EndpointTemplate login : logins.withoutHandler()) {
 			if (SECURITY_PRESENT && SecurityLogins.processes(this.beans, login)) {
+				if (this.afterSecurity) {
+					logger.warn(Diagnostic.W011.message("ratelimit.login.endpoints names '" + login + "', which a "
+							+ "Spring Security authentication filter processes, but the limiter runs after Spring "
+							+ "Security's filter chain (ratelimit.filter.position=after-security), so those logins "
+							+ "never reach it and have no bucket at all. Place the limiter before Spring Security "
+							+ "(ratelimit.filter.position=before-security, the default)."));
+				}
 				continue;
 			}
 			logger.warn(Diagnostic.W011.message("ratelimit.login.endpoints names '" + login + "', which no handler "

@@ -55,8 +55,10 @@ public class RateLimitDiagnosticsAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	LoginEndpointsCheck rateLimitLoginEndpointsCheck(RateLimiter limiter, ListableBeanFactory beans) {
-		return new LoginEndpointsCheck(limiter, beans);
+	LoginEndpointsCheck rateLimitLoginEndpointsCheck(RateLimiter limiter, ListableBeanFactory beans,
+			RateLimitProperties properties) {
+		return new LoginEndpointsCheck(limiter, beans,
+				properties.getFilter().getPosition() == RateLimitProperties.FilterPosition.AFTER_SECURITY);
 	}
 
 	@Configuration(proxyBeanMethods = false)

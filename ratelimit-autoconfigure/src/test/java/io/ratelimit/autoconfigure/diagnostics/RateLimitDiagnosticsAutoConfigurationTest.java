@@ -118,6 +118,19 @@ class RateLimitDiagnosticsAutoConfigurationTest {
 	}
 
 	@Test
+	void startupWhenLimiterAfterSecurityAndFormLoginProcessesTheLoginThenW011SaysItNeverArrives(
+			CapturedOutput output) {
+		this.runner
+			.withPropertyValues("ratelimit.login.endpoints=POST /login=username",
+					"ratelimit.filter.position=after-security")
+			.withBean(SecurityFilterChain.class,
+					() -> new DefaultSecurityFilterChain(AnyRequestMatcher.INSTANCE,
+							new UsernamePasswordAuthenticationFilter((authentication) -> authentication)))
+			.run((context) -> assertThat(line(output, Diagnostic.W011)).contains("'POST /login'",
+					"ratelimit.filter.position=before-security"));
+	}
+
+	@Test
 	void reloadWhenRowNamesALoginServedByAFilterThenAccepted(CapturedOutput output) {
 		runner(DEFAULT, UNKNOWN, row("l1", "POST /login", 1))
 			.withPropertyValues("ratelimit.login.endpoints=POST /login=username")
