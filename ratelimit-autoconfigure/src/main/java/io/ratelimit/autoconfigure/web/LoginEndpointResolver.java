@@ -17,7 +17,6 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.beans.factory.BeanFactoryUtils;
 import org.springframework.context.ApplicationContext;
 import org.springframework.http.server.PathContainer;
-import org.springframework.web.bind.annotation.RequestMethod;
 import org.springframework.web.method.HandlerMethod;
 import org.springframework.web.servlet.mvc.method.RequestMappingInfo;
 import org.springframework.web.servlet.mvc.method.RequestMappingInfoHandlerMapping;
@@ -46,9 +45,6 @@ import org.springframework.web.util.pattern.PathPatternParser;
  * mapping is complete; routes registered later are not considered.
  */
 public final class LoginEndpointResolver implements EndpointResolver {
-
-	private static final List<String> STANDARD_METHODS = List.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE",
-			"OPTIONS", "TRACE");
 
 	private final EndpointResolver delegate;
 
@@ -107,7 +103,8 @@ public final class LoginEndpointResolver implements EndpointResolver {
 		for (RequestMappingInfoHandlerMapping mapping : BeanFactoryUtils
 			.beansOfTypeIncludingAncestors(this.context, RequestMappingInfoHandlerMapping.class, true, false)
 			.values()) {
-			mapping.getHandlerMethods().forEach((info, handler) -> all.add(new Route(info, handler, templates(info))));
+			mapping.getHandlerMethods()
+				.forEach((info, handler) -> all.add(new Route(info, handler, MvcEndpointTemplates.templatesOf(info))));
 		}
 		Map<EndpointTemplate, EndpointTemplate> aliases = new HashMap<>();
 		List<PathLogin> anyMethod = new ArrayList<>();
@@ -158,24 +155,6 @@ public final class LoginEndpointResolver implements EndpointResolver {
 				&& info.getVersionCondition().getVersion() == null && info.getCustomCondition() == null;
 	}
 
-	private static List<EndpointTemplate> templates(RequestMappingInfo info) {
-		Set<RequestMethod> declared = info.getMethodsCondition().getMethods();
-		List<String> methods = declared.isEmpty() ? STANDARD_METHODS
-				: declared.stream().map(RequestMethod::name).toList();
-		List<EndpointTemplate> templates = new ArrayList<>();
-		for (String pattern : info.getPatternValues()) {
-			for (String method : methods) {
-				try {
-					templates.add(EndpointTemplate.fromPattern(method, pattern));
-				}
-				catch (IllegalArgumentException ex) {
-					// Not a template: the endpoint resolver never charges it either.
-				}
-			}
-		}
-		return templates;
-	}
-
 	private record Route(RequestMappingInfo info, HandlerMethod handler, List<EndpointTemplate> templates) {
 	}
 
@@ -210,7 +189,7 @@ public final class LoginEndpointResolver implements EndpointResolver {
 					}
 				}
 			}
-			if (!STANDARD_METHODS.contains(method)) {
+			if (!MvcEndpointTemplates.STANDARD_METHODS.contains(method)) {
 				for (PathLogin login : this.anyMethod) {
 					path = (path != null) ? path : pathOf(servletRequest);
 					if (login.pattern().matches(path)) {

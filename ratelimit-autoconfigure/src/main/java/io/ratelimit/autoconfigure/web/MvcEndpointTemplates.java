@@ -2,6 +2,7 @@ package io.ratelimit.autoconfigure.web;
 
 import java.util.Collection;
 import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
@@ -46,8 +47,9 @@ public final class MvcEndpointTemplates implements SmartInitializingSingleton {
 
 	private static final Log logger = LogFactory.getLog(MvcEndpointTemplates.class);
 
-	private static final List<String> STANDARD_METHODS = List.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE",
-			"OPTIONS", "TRACE");
+	/** Methods a route mapped without one serves, in the order templates are listed. */
+	static final List<String> STANDARD_METHODS = List.of("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS",
+			"TRACE");
 
 	private final ApplicationContext context;
 
@@ -122,9 +124,7 @@ public final class MvcEndpointTemplates implements SmartInitializingSingleton {
 	}
 
 	private static void addAnnotated(Set<EndpointTemplate> known, Set<String> unnamed, RequestMappingInfo info) {
-		Set<RequestMethod> declared = info.getMethodsCondition().getMethods();
-		List<String> methods = declared.isEmpty() ? STANDARD_METHODS
-				: declared.stream().map(RequestMethod::name).toList();
+		List<String> methods = methodsOf(info);
 		String version = HandlerVersions.versionOf(info);
 		for (String pattern : info.getPatternValues()) {
 			for (String method : methods) {
@@ -144,6 +144,26 @@ public final class MvcEndpointTemplates implements SmartInitializingSingleton {
 		if (mapping.getRootHandler() != null) {
 			add(known, unnamed, "GET", "/", null);
 		}
+	}
+
+	/**
+	 * Returns the methods an annotated route serves: those it declares, or every standard
+	 * method when it declares none.
+	 */
+	static List<String> methodsOf(RequestMappingInfo info) {
+		Set<RequestMethod> declared = info.getMethodsCondition().getMethods();
+		return declared.isEmpty() ? STANDARD_METHODS : declared.stream().map(RequestMethod::name).toList();
+	}
+
+	/**
+	 * Returns the templates an annotated route is charged to, as the resolver charges them
+	 * (with its API version, if any); a pattern no template can name, and a catch-all, give
+	 * none.
+	 */
+	static List<EndpointTemplate> templatesOf(RequestMappingInfo info) {
+		Set<EndpointTemplate> known = new LinkedHashSet<>();
+		addAnnotated(known, new HashSet<>(), info);
+		return List.copyOf(known);
 	}
 
 	private static void add(Set<EndpointTemplate> known, Set<String> unnamed, String method, String pattern,
