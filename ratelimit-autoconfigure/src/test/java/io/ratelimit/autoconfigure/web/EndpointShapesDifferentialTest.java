@@ -1,5 +1,9 @@
 package io.ratelimit.autoconfigure.web;
 
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -35,6 +39,7 @@ import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.ActiveProfiles;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.test.context.TestPropertySource;
 
 /**
  * The differential test of {@link EndpointDifferentialTest} on further shapes of the
@@ -135,26 +140,34 @@ class EndpointShapesDifferentialTest {
 	}
 
 	/** Static resources, a welcome page, view controllers: which of them exist decides. */
-	@Nested
+	/**
+	 * The differential application of every shape: limits too high to refuse anything, no
+	 * migration of its own, the static resources the corpus asks for, and a resolver that
+	 * tells served requests without a template from requests nothing serves. A context of
+	 * its own per shape.
+	 */
+	@Retention(RetentionPolicy.RUNTIME)
+	@Target(ElementType.TYPE)
 	@SpringBootTest(classes = DifferentialApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 			properties = { "ratelimit.policy.default-rps=100000", "ratelimit.policy.unknown-rps=100000",
 					"spring.flyway.enabled=false", "spring.jpa.open-in-view=false",
 					"spring.web.resources.static-locations=classpath:/differential-static/" })
 	@Import(FindsServedUnknown.class)
 	@DirtiesContext
+	@interface ShapeApplication {
+
+	}
+
+	@Nested
+	@ShapeApplication
 	class StaticResources extends Shape {
 
 	}
 
 	/** A single-page application's {@code GET /**} fallback, which serves every path no route takes. */
 	@Nested
-	@SpringBootTest(classes = DifferentialApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-			properties = { "ratelimit.policy.default-rps=100000", "ratelimit.policy.unknown-rps=100000",
-					"spring.flyway.enabled=false", "spring.jpa.open-in-view=false",
-					"spring.web.resources.static-locations=classpath:/differential-static/" })
-	@Import(FindsServedUnknown.class)
+	@ShapeApplication
 	@ActiveProfiles("spa")
-	@DirtiesContext
 	class SpaFallback extends Shape {
 
 		@Override
@@ -177,13 +190,8 @@ class EndpointShapesDifferentialTest {
 	 * before the handler sees them: the slash variants of the corpus now reach routes.
 	 */
 	@Nested
-	@SpringBootTest(classes = DifferentialApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-			properties = { "ratelimit.policy.default-rps=100000", "ratelimit.policy.unknown-rps=100000",
-					"spring.flyway.enabled=false", "spring.jpa.open-in-view=false",
-					"spring.web.resources.static-locations=classpath:/differential-static/" })
-	@Import(FindsServedUnknown.class)
+	@ShapeApplication
 	@ActiveProfiles(TrailingSlashConfiguration.WRAP)
-	@DirtiesContext
 	class TrailingSlashWrapped extends Shape {
 
 		@Override
@@ -200,13 +208,8 @@ class EndpointShapesDifferentialTest {
 
 	/** {@code UrlHandlerFilter} redirecting {@code /api/**} requests with a trailing slash. */
 	@Nested
-	@SpringBootTest(classes = DifferentialApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-			properties = { "ratelimit.policy.default-rps=100000", "ratelimit.policy.unknown-rps=100000",
-					"spring.flyway.enabled=false", "spring.jpa.open-in-view=false",
-					"spring.web.resources.static-locations=classpath:/differential-static/" })
-	@Import(FindsServedUnknown.class)
+	@ShapeApplication
 	@ActiveProfiles(TrailingSlashConfiguration.REDIRECT)
-	@DirtiesContext
 	class TrailingSlashRedirected extends Shape {
 
 		@Override
@@ -244,15 +247,10 @@ class EndpointShapesDifferentialTest {
 
 	/** API versions in the {@code API-Version} header. */
 	@Nested
-	@SpringBootTest(classes = DifferentialApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-			properties = { "ratelimit.policy.default-rps=100000", "ratelimit.policy.unknown-rps=100000",
-					"spring.flyway.enabled=false", "spring.jpa.open-in-view=false",
-					"spring.web.resources.static-locations=classpath:/differential-static/",
-					"spring.mvc.apiversion.use.header=API-Version", "spring.mvc.apiversion.supported=1,2",
-					"spring.mvc.apiversion.default=1" })
-	@Import(FindsServedUnknown.class)
+	@ShapeApplication
+	@TestPropertySource(properties = { "spring.mvc.apiversion.use.header=API-Version",
+			"spring.mvc.apiversion.supported=1,2", "spring.mvc.apiversion.default=1" })
 	@ActiveProfiles(VersionedController.HEADER)
-	@DirtiesContext
 	class VersionInHeader extends Shape {
 
 		@Override
@@ -265,15 +263,10 @@ class EndpointShapesDifferentialTest {
 
 	/** API versions in the {@code version} query parameter. */
 	@Nested
-	@SpringBootTest(classes = DifferentialApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-			properties = { "ratelimit.policy.default-rps=100000", "ratelimit.policy.unknown-rps=100000",
-					"spring.flyway.enabled=false", "spring.jpa.open-in-view=false",
-					"spring.web.resources.static-locations=classpath:/differential-static/",
-					"spring.mvc.apiversion.use.query-parameter=version", "spring.mvc.apiversion.supported=1,2",
-					"spring.mvc.apiversion.default=1" })
-	@Import(FindsServedUnknown.class)
+	@ShapeApplication
+	@TestPropertySource(properties = { "spring.mvc.apiversion.use.query-parameter=version",
+			"spring.mvc.apiversion.supported=1,2", "spring.mvc.apiversion.default=1" })
 	@ActiveProfiles(VersionedController.QUERY)
-	@DirtiesContext
 	class VersionInQueryParameter extends Shape {
 
 		@Override
@@ -289,15 +282,10 @@ class EndpointShapesDifferentialTest {
 	 * Spring MVC answers them 400 (served by nothing).
 	 */
 	@Nested
-	@SpringBootTest(classes = DifferentialApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-			properties = { "ratelimit.policy.default-rps=100000", "ratelimit.policy.unknown-rps=100000",
-					"spring.flyway.enabled=false", "spring.jpa.open-in-view=false",
-					"spring.web.resources.static-locations=classpath:/differential-static/",
-					"spring.mvc.apiversion.use.path-segment=1", "spring.mvc.apiversion.supported=1,2",
-					"spring.mvc.apiversion.default=1" })
-	@Import(FindsServedUnknown.class)
+	@ShapeApplication
+	@TestPropertySource(properties = { "spring.mvc.apiversion.use.path-segment=1",
+			"spring.mvc.apiversion.supported=1,2", "spring.mvc.apiversion.default=1" })
 	@ActiveProfiles(PathVersionedController.PATH)
-	@DirtiesContext
 	class VersionInPathSegment extends Shape {
 
 		@Override
