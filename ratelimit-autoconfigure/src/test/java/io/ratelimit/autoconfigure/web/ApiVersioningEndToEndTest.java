@@ -1,5 +1,9 @@
 package io.ratelimit.autoconfigure.web;
 
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
@@ -24,6 +28,7 @@ import org.springframework.test.annotation.DirtiesContext;
 import org.springframework.test.context.ActiveProfiles;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
+import org.springframework.test.context.TestPropertySource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -121,13 +126,25 @@ class ApiVersioningEndToEndTest {
 
 	}
 
-	@Nested
+	/**
+	 * The differential application with versions 1 and 2 of its versioned routes, version
+	 * 1 by default; each style adds where the version is read from. A context of its own
+	 * per style.
+	 */
+	@Retention(RetentionPolicy.RUNTIME)
+	@Target(ElementType.TYPE)
 	@SpringBootTest(classes = DifferentialApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 			properties = { "spring.flyway.enabled=false", "spring.jpa.open-in-view=false",
-					"spring.mvc.apiversion.use.header=API-Version", "spring.mvc.apiversion.supported=1,2",
-					"spring.mvc.apiversion.default=1" })
-	@ActiveProfiles(VersionedController.HEADER)
+					"spring.mvc.apiversion.supported=1,2", "spring.mvc.apiversion.default=1" })
 	@DirtiesContext
+	@interface VersionedApplication {
+
+	}
+
+	@Nested
+	@VersionedApplication
+	@TestPropertySource(properties = "spring.mvc.apiversion.use.header=API-Version")
+	@ActiveProfiles(VersionedController.HEADER)
 	class InHeader extends Versioned {
 
 		@Override
@@ -148,12 +165,9 @@ class ApiVersioningEndToEndTest {
 	}
 
 	@Nested
-	@SpringBootTest(classes = DifferentialApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-			properties = { "spring.flyway.enabled=false", "spring.jpa.open-in-view=false",
-					"spring.mvc.apiversion.use.query-parameter=version", "spring.mvc.apiversion.supported=1,2",
-					"spring.mvc.apiversion.default=1" })
+	@VersionedApplication
+	@TestPropertySource(properties = "spring.mvc.apiversion.use.query-parameter=version")
 	@ActiveProfiles(VersionedController.QUERY)
-	@DirtiesContext
 	class InQueryParameter extends Versioned {
 
 		@Override
@@ -169,12 +183,9 @@ class ApiVersioningEndToEndTest {
 	}
 
 	@Nested
-	@SpringBootTest(classes = DifferentialApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
-			properties = { "spring.flyway.enabled=false", "spring.jpa.open-in-view=false",
-					"spring.mvc.apiversion.use.path-segment=1", "spring.mvc.apiversion.supported=1,2",
-					"spring.mvc.apiversion.default=1" })
+	@VersionedApplication
+	@TestPropertySource(properties = "spring.mvc.apiversion.use.path-segment=1")
 	@ActiveProfiles(PathVersionedController.PATH)
-	@DirtiesContext
 	class InPathSegment extends Versioned {
 
 		@Override
