@@ -29,8 +29,8 @@ class RateLimitRedisAutoConfigurationTest {
 
 	private final WebApplicationContextRunner runner = new WebApplicationContextRunner()
 		.withConfiguration(AutoConfigurations.of(DispatcherServletAutoConfiguration.class, WebMvcAutoConfiguration.class,
-				RateLimitDataAutoConfiguration.class, RateLimitRedisAutoConfiguration.class,
-				RateLimitAutoConfiguration.class))
+				RateLimitDataAutoConfiguration.class, DataRedisAutoConfiguration.class,
+				RateLimitRedisAutoConfiguration.class, RateLimitAutoConfiguration.class))
 		.withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
 				"spring.jpa.open-in-view=false");
 
@@ -60,7 +60,7 @@ class RateLimitRedisAutoConfigurationTest {
 	@Test
 	void runWhenSpringDataRedisWithoutSettingsThenGlobalPoliciesUseLocalStore() {
 		// Spring Data Redis registers connection details mirroring its defaults: not a setting.
-		this.runner.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class)).run((context) -> {
+		this.runner.run((context) -> {
 			assertThat(context).hasSingleBean(DataRedisConnectionDetails.class);
 			assertThat(context).doesNotHaveBean(GlobalBucketStore.class);
 		});
@@ -81,11 +81,36 @@ class RateLimitRedisAutoConfigurationTest {
 	}
 
 	@Test
-	void runWhenSpringBootDataRedisMissingThenRedisSettingsStillGiveGlobalStore() {
+	void runWhenSpringBootDataRedisMissingThenRefusesToStartNamingTheStarter() {
 		this.runner.withPropertyValues("spring.data.redis.url=redis://127.0.0.1:1", "ratelimit.key-secret=" + secret())
 			.withClassLoader(new FilteredClassLoader("org.springframework.boot.data.redis",
 					"org.springframework.data.redis"))
-			.run((context) -> assertThat(context).hasNotFailed().hasSingleBean(GlobalBucketStore.class));
+			.run((context) -> {
+				FailureAnalysis analysis = analyze(context.getStartupFailure());
+				assertThat(analysis.getDescription()).contains("spring-boot-starter-data-redis")
+					.contains("ratelimit.redis.enabled=false");
+			});
+	}
+
+	@Test
+	void runWhenSpringBootRedisConfigurationExcludedThenRefusesToStartSayingSo() {
+		new WebApplicationContextRunner()
+			.withConfiguration(AutoConfigurations.of(RateLimitDataAutoConfiguration.class,
+					RateLimitRedisAutoConfiguration.class, RateLimitAutoConfiguration.class))
+			.withPropertyValues("spring.datasource.url=jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1",
+					"spring.data.redis.url=redis://127.0.0.1:1", "ratelimit.key-secret=" + secret())
+			.run((context) -> assertThat(analyze(context.getStartupFailure()).getDescription())
+				.contains("DataRedisAutoConfiguration excluded"));
+	}
+
+	@Test
+	void runWhenOnlyBundleNamedThenTheBundleMustExistAsForSpringBoot() {
+		this.runner
+			.withPropertyValues("spring.data.redis.url=redis://127.0.0.1:1", "spring.data.redis.ssl.bundle=missing",
+					"ratelimit.key-secret=" + secret())
+			.run((context) -> assertThat(context).hasFailed()
+				.getFailure()
+				.hasMessageContaining("SSL bundle name has been set but no SSL bundles found"));
 	}
 
 	@Test

@@ -31,17 +31,19 @@ import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Conditional;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
+import org.springframework.util.ClassUtils;
 
 /**
- * Buckets of global policies in Redis, when the application has Redis connection settings
+ * Buckets of global policies in Redis, when the application says where Redis is
  * ({@code spring.data.redis.*}, or a {@code DataRedisConnectionDetails} bean such as a
- * Testcontainers service connection) and Bucket4j's Lettuce module and Lettuce on the
- * class path. Switched off with {@code ratelimit.redis.enabled=false}.
+ * Testcontainers service connection) and Bucket4j's Lettuce module and Lettuce are on the
+ * class path. Where Redis is comes from Spring Boot's Redis connection details, which
+ * {@code spring-boot-starter-data-redis} brings; without them startup fails and says so.
+ * Switched off with {@code ratelimit.redis.enabled=false}.
  * <p>
  * The limiter opens a Lettuce connection of its own rather than borrowing Spring Data
  * Redis's: its requests need their own short timeout ({@code ratelimit.redis.timeout}) and
- * must fail at once while disconnected, not queue behind the application's commands, and
- * the starter then needs no Spring Data Redis at all.
+ * must fail at once while disconnected, not queue behind the application's commands.
  * <p>
  * Redis may be a standalone server, a primary watched by Sentinel or a cluster, with TLS
  * and an ACL user, as the {@code spring.data.redis.*} settings say. Settings of the
@@ -80,7 +82,7 @@ public class RateLimitRedisAutoConfiguration {
 		RateLimitProperties.Redis redis = properties.getRedis();
 		Duration timeout = InvalidRateLimitPropertyException.check("ratelimit.redis.timeout",
 				() -> positive(redis.getTimeout()));
-		RedisUris.Target target = RedisUris.of(beans, environment);
+		RedisTarget target = redisTarget(beans, environment);
 		InvalidRateLimitPropertyException.check("ratelimit.redis.cooldown", () -> positive(redis.getCooldown()));
 		if (environment.containsProperty("spring.data.redis.lettuce.read-from") && logger.isInfoEnabled()) {
 			logger.info("Global rate-limit buckets are read and written on the Redis primary only: "
@@ -111,6 +113,16 @@ public class RateLimitRedisAutoConfiguration {
 	@ConditionalOnMissingBean
 	GlobalBucketStore rateLimitGlobalBucketStore(RedisGlobalBuckets buckets) {
 		return new GlobalBucketStore(buckets.failover(), buckets.batchedFailover(), buckets.leases());
+	}
+
+	private static RedisTarget redisTarget(ConfigurableListableBeanFactory beans, Environment environment) {
+		if (!ClassUtils.isPresent(OnRedisSettingsCondition.CONNECTION_DETAILS, beans.getBeanClassLoader())) {
+			throw new InvalidRateLimitPropertyException("ratelimit.redis.enabled",
+					"global buckets read where Redis is from Spring Boot's Redis connection details, which come "
+							+ "with spring-boot-starter-data-redis: add it, or set ratelimit.redis.enabled=false to "
+							+ "keep every policy local");
+		}
+		return RedisTarget.of(beans, environment);
 	}
 
 	private static FailoverBucketStore failover(BucketStore store, RedisBucketStore redis,

@@ -19,7 +19,7 @@ import org.jspecify.annotations.Nullable;
 import org.springframework.boot.ssl.SslBundle;
 
 /**
- * The limiter's own Lettuce client for a {@link RedisUris.Target}: short timeouts, commands
+ * The limiter's own Lettuce client for a {@link RedisTarget}: short timeouts, commands
  * refused at once while disconnected, reconnection within a second. Nothing of the
  * application's Redis client configuration applies, on purpose: in particular a
  * {@code ReadFrom} (reads from replicas) would start each compare-and-swap from a copy of
@@ -51,13 +51,13 @@ final class RedisClients {
 	// Lettuce 7 (Spring Boot 4.1) enables every adaptive refresh trigger by default and
 	// deprecates enabling them; Lettuce 6.8 (Spring Boot 4.0) enables none unless asked.
 	@SuppressWarnings("deprecation")
-	static RedisConnector connector(RedisUris.Target target, Duration timeout) {
+	static RedisConnector connector(RedisTarget target, Duration timeout) {
 		for (RedisURI uri : target.uris()) {
 			uri.setTimeout(timeout);
 			uri.getSentinels().forEach((sentinel) -> sentinel.setTimeout(timeout));
 		}
 		ClientResources resources = resources();
-		if (target.topology() == RedisUris.Topology.CLUSTER) {
+		if (target.topology() == RedisTarget.Topology.CLUSTER) {
 			RedisClusterClient client = RedisClusterClient.create(resources, target.uris());
 			ClusterClientOptions.Builder options = ClusterClientOptions.builder()
 				.topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()

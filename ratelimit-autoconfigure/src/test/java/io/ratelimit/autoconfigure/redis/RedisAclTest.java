@@ -19,6 +19,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -58,7 +59,8 @@ class RedisAclTest {
 	private static Path directory;
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(RateLimitRedisAutoConfiguration.class))
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
+				RateLimitRedisAutoConfiguration.class))
 		.withPropertyValues("ratelimit.key-secret=0123456789abcdef0123456789abcdef", "ratelimit.redis.cooldown=1s",
 				"spring.data.redis.host=127.0.0.1");
 

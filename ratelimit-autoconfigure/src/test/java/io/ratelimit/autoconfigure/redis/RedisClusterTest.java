@@ -45,7 +45,8 @@ class RedisClusterTest extends BucketStoreContract {
 	private final List<RedisBucketStore> opened = new ArrayList<>();
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(RateLimitRedisAutoConfiguration.class))
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
+				RateLimitRedisAutoConfiguration.class))
 		.withPropertyValues("ratelimit.key-secret=0123456789abcdef0123456789abcdef",
 				"ratelimit.redis.cooldown=1s");
 
@@ -72,8 +73,8 @@ class RedisClusterTest extends BucketStoreContract {
 
 	@Override
 	protected BucketStore newStore(long maximumEntries) {
-		RedisUris.Target target = RedisUris.cluster(cluster.nodes().stream().map(RedisUris.Node::parse).toList(),
-				new RedisUris.Credentials(null, null), new RedisUris.Tls(false, null), null);
+		RedisTarget target = RedisTarget.cluster(cluster.nodes().stream().map(RedisStores::node).toList(),
+				new RedisTarget.Credentials(null, null), false, null, null);
 		RedisBucketStore store = new RedisBucketStore(RedisClients.connector(target, Duration.ofSeconds(2)),
 				"ratelimit:" + stores.incrementAndGet() + ":", Duration.ofSeconds(2), maximumEntries, this.time);
 		this.opened.add(store);
@@ -116,20 +117,6 @@ class RedisClusterTest extends BucketStoreContract {
 			});
 	}
 
-	@Test
-	void runWhenSpringDataRedisConnectionDetailsNameClusterThenBucketsInTheCluster() {
-		this.runner.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class))
-			.withPropertyValues(clusterProperties())
-			.run((context) -> {
-				FailoverBucketStore store = context.getBean(RedisGlobalBuckets.class).failover();
-				BucketKey key = new BucketKey(-1, stores.incrementAndGet());
-				for (int i = 0; i < 20; i++) {
-					assertThat(store.tryConsume(key, LIMITS, 1).consumed()).isTrue();
-				}
-				assertThat(store.tryConsume(key, LIMITS, 1).consumed()).isFalse();
-				assertThat(store.fallbacks()).isZero();
-			});
-	}
 
 	/**
 	 * The node that holds a key is killed and started again while this replica of the

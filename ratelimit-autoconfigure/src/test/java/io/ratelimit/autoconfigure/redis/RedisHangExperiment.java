@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -72,7 +73,9 @@ class RedisHangExperiment {
 			throws Exception {
 		URI target = URI.create(redis.url());
 		try (DelayingTcpProxy proxy = DelayingTcpProxy.start(target.getHost(), target.getPort(), Duration.ZERO)) {
-			new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(RateLimitRedisAutoConfiguration.class))
+			new ApplicationContextRunner()
+				.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
+						RateLimitRedisAutoConfiguration.class))
 				.withPropertyValues("spring.data.redis.url=" + proxy.redisUrl(),
 						"ratelimit.redis.key-prefix=" + redis.prefix(),
 						"ratelimit.key-secret=0123456789abcdef0123456789abcdef", "ratelimit.redis.cooldown=2s")

@@ -24,6 +24,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -67,7 +68,8 @@ class RedisHangTest {
 		URI target = URI.create(redis.url());
 		this.proxy = DelayingTcpProxy.start(target.getHost(), target.getPort(), Duration.ZERO);
 		this.runner = new ApplicationContextRunner()
-			.withConfiguration(AutoConfigurations.of(RateLimitRedisAutoConfiguration.class))
+			.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
+				RateLimitRedisAutoConfiguration.class))
 			.withPropertyValues("spring.data.redis.url=" + this.proxy.redisUrl(),
 					"ratelimit.redis.key-prefix=" + redis.prefix(), "ratelimit.key-secret=0123456789abcdef0123456789abcdef",
 					"ratelimit.redis.timeout=" + TIMEOUT.toMillis() + "ms", "ratelimit.redis.failure-threshold=" + THRESHOLD,

@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -42,7 +43,8 @@ class RedisSentinelTest extends BucketStoreContract {
 	private final List<RedisBucketStore> opened = new ArrayList<>();
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(RateLimitRedisAutoConfiguration.class))
+		.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class,
+				RateLimitRedisAutoConfiguration.class))
 		.withPropertyValues("ratelimit.key-secret=0123456789abcdef0123456789abcdef",
 				"ratelimit.redis.cooldown=1s");
 
@@ -65,9 +67,8 @@ class RedisSentinelTest extends BucketStoreContract {
 
 	@Override
 	protected BucketStore newStore(long maximumEntries) {
-		RedisUris.Target target = RedisUris.sentinel(RedisSentinelSetup.MASTER, nodes(),
-				0, new RedisUris.Credentials(null, null), new RedisUris.Credentials(null, null),
-				new RedisUris.Tls(false, null));
+		RedisTarget target = RedisTarget.sentinel(RedisSentinelSetup.MASTER, nodes(), 0,
+				new RedisTarget.Credentials(null, null), new RedisTarget.Credentials(null, null), false, null);
 		RedisBucketStore store = new RedisBucketStore(RedisClients.connector(target, Duration.ofSeconds(2)),
 				"ratelimit:" + stores.incrementAndGet() + ":", Duration.ofSeconds(2), maximumEntries, this.time);
 		this.opened.add(store);
@@ -84,16 +85,6 @@ class RedisSentinelTest extends BucketStoreContract {
 		});
 	}
 
-	@Test
-	void runWhenSpringDataRedisConnectionDetailsNameSentinelsThenBucketsOnThePrimary() {
-		this.runner.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class))
-			.withPropertyValues(sentinelProperties())
-			.run((context) -> {
-				FailoverBucketStore store = context.getBean(RedisGlobalBuckets.class).failover();
-				drain(store, new BucketKey(2, stores.incrementAndGet()));
-				assertThat(store.fallbacks()).isZero();
-			});
-	}
 
 	/**
 	 * The primary is killed while this replica of the application decides a key that has
@@ -161,8 +152,8 @@ class RedisSentinelTest extends BucketStoreContract {
 				"spring.data.redis.sentinel.nodes=" + String.join(",", sentinel.sentinelNodes()) };
 	}
 
-	private static List<RedisUris.Node> nodes() {
-		return sentinel.sentinelNodes().stream().map(RedisUris.Node::parse).toList();
+	private static List<DataRedisConnectionDetails.Node> nodes() {
+		return sentinel.sentinelNodes().stream().map(RedisStores::node).toList();
 	}
 
 }

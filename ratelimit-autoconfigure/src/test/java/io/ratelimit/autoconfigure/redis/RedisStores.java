@@ -6,6 +6,8 @@ import java.util.List;
 import io.lettuce.core.RedisURI;
 import io.ratelimit.core.TimeSource;
 
+import org.springframework.boot.data.redis.autoconfigure.DataRedisConnectionDetails;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Redis stores of the tests, built and connected as the auto-configuration builds them. */
@@ -22,12 +24,23 @@ final class RedisStores {
 	 * @return the store; close it
 	 */
 	static RedisBucketStore connect(String url, String prefix, Duration timeout) {
-		RedisUris.Target target = new RedisUris.Target(RedisUris.Topology.STANDALONE, List.of(RedisURI.create(url)),
-				null, null);
+		RedisTarget target = new RedisTarget(RedisTarget.Topology.STANDALONE, List.of(RedisURI.create(url)), null,
+				null);
 		RedisBucketStore redis = new RedisBucketStore(RedisClients.connector(target, timeout), prefix, timeout,
 				10_000, TimeSource.system());
 		assertThat(redis.connect(Duration.ofSeconds(5))).isTrue();
 		return redis;
+	}
+
+	/**
+	 * Parses a node as Spring Boot parses {@code spring.data.redis.*.nodes}.
+	 * @param hostAndPort {@code host:port}
+	 * @return the node
+	 */
+	static DataRedisConnectionDetails.Node node(String hostAndPort) {
+		int colon = hostAndPort.lastIndexOf(':');
+		return new DataRedisConnectionDetails.Node(hostAndPort.substring(0, colon),
+				Integer.parseInt(hostAndPort.substring(colon + 1)));
 	}
 
 }

@@ -13,7 +13,6 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.ssl.SslAutoConfiguration;
 import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
-import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -21,9 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Global buckets over TLS, on a server of this class's own that accepts TLS only, with a
  * certificate made for the test: the trust comes from an SSL bundle named by
- * {@code spring.data.redis.ssl.bundle}, read through Spring Data Redis's connection details
- * or, without Spring Data Redis, from the properties; without the bundle the JVM does not
- * trust the server and the failure mode decides, at once.
+ * {@code spring.data.redis.ssl.bundle}, read through Spring Boot's Redis connection details;
+ * without the bundle the JVM does not trust the server and the failure mode decides, at once.
  */
 class RedisTlsTest {
 
@@ -33,7 +31,8 @@ class RedisTlsTest {
 	private static RedisTlsServer server;
 
 	private final ApplicationContextRunner runner = new ApplicationContextRunner()
-		.withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class, RateLimitRedisAutoConfiguration.class))
+		.withConfiguration(AutoConfigurations.of(SslAutoConfiguration.class, DataRedisAutoConfiguration.class,
+				RateLimitRedisAutoConfiguration.class))
 		.withPropertyValues("ratelimit.key-secret=0123456789abcdef0123456789abcdef");
 
 	@BeforeAll
@@ -54,20 +53,7 @@ class RedisTlsTest {
 			.run((context) -> assertDecidedInRedis(context.getBean(RedisGlobalBuckets.class)));
 	}
 
-	@Test
-	void runWhenSpringDataRedisConnectionDetailsCarryTheBundleThenBucketsOverTls() {
-		this.runner.withConfiguration(AutoConfigurations.of(DataRedisAutoConfiguration.class))
-			.withPropertyValues(tls())
-			.run((context) -> assertDecidedInRedis(context.getBean(RedisGlobalBuckets.class)));
-	}
 
-	@Test
-	void runWhenSpringBootDataRedisMissingThenBundleStillReadFromProperties() {
-		this.runner.withClassLoader(new FilteredClassLoader("org.springframework.boot.data.redis",
-				"org.springframework.data.redis"))
-			.withPropertyValues(tls())
-			.run((context) -> assertDecidedInRedis(context.getBean(RedisGlobalBuckets.class)));
-	}
 
 	@Test
 	void runWhenOnlyBundleNamedThenBucketsOverTlsAsSpringBootDoes() {
@@ -76,13 +62,6 @@ class RedisTlsTest {
 			.run((context) -> assertDecidedInRedis(context.getBean(RedisGlobalBuckets.class)));
 	}
 
-	@Test
-	void runWhenOnlyBundleNamedAndSpringBootDataRedisMissingThenBucketsOverTls() {
-		this.runner.withClassLoader(new FilteredClassLoader("org.springframework.boot.data.redis",
-				"org.springframework.data.redis"))
-			.withPropertyValues(bundleOnly())
-			.run((context) -> assertDecidedInRedis(context.getBean(RedisGlobalBuckets.class)));
-	}
 
 	@Test
 	void runWhenServerNotTrustedThenStartsAtOnceAndFailureModeDecides() {
