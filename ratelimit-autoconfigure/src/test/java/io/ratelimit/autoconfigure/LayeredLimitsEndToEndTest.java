@@ -7,6 +7,8 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import io.ratelimit.autoconfigure.layeredapp.LayeredApiApplication;
 import io.ratelimit.autoconfigure.testsupport.Http;
 import io.ratelimit.autoconfigure.testsupport.PostgresDatabase;
@@ -83,6 +85,9 @@ class LayeredLimitsEndToEndTest {
 	@Autowired
 	private ReloadableApiKeys apiKeys;
 
+	@Autowired
+	private MeterRegistry meters;
+
 	private Http http;
 
 	private String address;
@@ -139,6 +144,11 @@ class LayeredLimitsEndToEndTest {
 		this.address = "198.51.100." + addresses.incrementAndGet();
 	}
 
+	private double rejections(String endpoint, String limit) {
+		Counter counter = this.meters.find("ratelimit.rejections").tag("endpoint", endpoint).tag("limit", limit).counter();
+		return (counter != null) ? counter.count() : 0;
+	}
+
 	private static String newAcmeUser() {
 		return "acme-user-" + users.incrementAndGet();
 	}
@@ -159,9 +169,11 @@ class LayeredLimitsEndToEndTest {
 			assertThat(send("POST", "/api/repos/" + i + "/issues", user).statusCode()).isEqualTo(200);
 		}
 
+		double rejectedBefore = rejections("POST /api/repos/*/issues", "content-creation");
 		HttpResponse<String> refused = send("POST", "/api/repos/9/issues", user);
 
 		assertThat(refused.statusCode()).isEqualTo(429);
+		assertThat(rejections("POST /api/repos/*/issues", "content-creation")).isEqualTo(rejectedBefore + 1);
 		assertThat(header(refused, "Retry-After")).isEqualTo("15");
 		assertThat(header(refused, "RateLimit-Policy")).isEqualTo(
 				"\"default\";q=200;w=2, \"hourly\";q=50;w=3600, \"points\";q=30;w=60, \"content-creation\";q=4;w=60");

@@ -15,17 +15,23 @@ import jakarta.servlet.http.HttpServletRequest;
 /**
  * Counts the decisions of the rate-limit filter as {@code ratelimit.decisions}, tagged by
  * {@code endpoint} (the template, never the raw path) and {@code outcome}
- * ({@code allowed}, {@code rejected}, {@code shadow_rejected}), and the requests the
- * limiter failed to decide as {@code ratelimit.failures}.
+ * ({@code allowed}, {@code rejected}, {@code shadow_rejected}), the rejections again as
+ * {@code ratelimit.rejections} tagged by {@code endpoint} and the {@code limit} that refused
+ * (with layered limits, the refusing one with the longest wait, as the 429 body names it),
+ * and the requests the limiter failed to decide as {@code ratelimit.failures}.
  * <p>
  * The counters of an endpoint are registered on its first decision and kept, so a
  * decision costs one map lookup. Templates come from the application's handlers (plus
- * {@code UNKNOWN}), so the tag values form a bounded set.
+ * {@code UNKNOWN}) and limit names from the policy rows, so the tag values form a bounded
+ * set.
  */
 public class RateLimitDecisionMetrics implements RateLimitFilterListener {
 
 	/** The name of the counter of decisions. */
 	public static final String DECISIONS = "ratelimit.decisions";
+
+	/** The name of the counter of rejections by the limit that refused. */
+	public static final String REJECTIONS = "ratelimit.rejections";
 
 	/** The name of the counter of requests the limiter failed to decide. */
 	public static final String FAILURES = "ratelimit.failures";
@@ -37,6 +43,8 @@ public class RateLimitDecisionMetrics implements RateLimitFilterListener {
 	private final Counter failures;
 
 	private final Map<EndpointTemplate, Counter[]> decisions = new ConcurrentHashMap<>();
+
+	private final Map<EndpointTemplate, Map<String, Counter>> rejections = new ConcurrentHashMap<>();
 
 	/**
 	 * Creates the metrics and registers the failure counter.
@@ -52,6 +60,18 @@ public class RateLimitDecisionMetrics implements RateLimitFilterListener {
 	@Override
 	public void onDecision(HttpServletRequest request, Decision decision) {
 		this.decisions.computeIfAbsent(decision.endpoint(), this::register)[decision.outcome().ordinal()].increment();
+		if (decision.isRejected()) {
+			rejection(decision.endpoint(), decision.limitName()).increment();
+		}
+	}
+
+	private Counter rejection(EndpointTemplate endpoint, String limit) {
+		Map<String, Counter> byLimit = this.rejections.computeIfAbsent(endpoint, (key) -> new ConcurrentHashMap<>());
+		return byLimit.computeIfAbsent(limit, (key) -> Counter.builder(REJECTIONS)
+			.description("Rate limit rejections by endpoint template and the limit that refused")
+			.tag("endpoint", endpoint.toString())
+			.tag("limit", limit)
+			.register(this.registry));
 	}
 
 	@Override
