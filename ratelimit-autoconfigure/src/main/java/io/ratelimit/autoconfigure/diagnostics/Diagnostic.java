@@ -97,7 +97,13 @@ public enum Diagnostic {
 	 * (a layered limit looser in both burst and rate than one it is layered with, such as
 	 * an hourly count above 3,600 times the per-second rate), so it limits nothing.
 	 */
-	W014;
+	W014,
+
+	/**
+	 * A group of {@code ratelimit.groups} names an endpoint template the application does
+	 * not serve, so limits on the group never count it.
+	 */
+	W015;
 
 	/**
 	 * Returns a log message that starts with this code.

@@ -3,6 +3,7 @@ package io.ratelimit.autoconfigure.diagnostics;
 import io.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.ratelimit.autoconfigure.RateLimitProperties;
 import io.ratelimit.core.RateLimiter;
+import io.ratelimit.core.policy.ReloadablePolicies;
 import jakarta.persistence.EntityManagerFactory;
 
 import org.springframework.beans.factory.ListableBeanFactory;
@@ -59,6 +60,12 @@ public class RateLimitDiagnosticsAutoConfiguration {
 			RateLimitProperties properties) {
 		return new LoginEndpointsCheck(limiter, beans,
 				properties.getFilter().getPosition() == RateLimitProperties.FilterPosition.AFTER_SECURITY);
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	EndpointGroupsCheck rateLimitEndpointGroupsCheck(ReloadablePolicies policies) {
+		return new EndpointGroupsCheck(policies);
 	}
 
 	@Configuration(proxyBeanMethods = false)
