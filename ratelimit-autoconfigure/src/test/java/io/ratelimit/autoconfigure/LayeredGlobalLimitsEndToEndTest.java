@@ -11,6 +11,8 @@ import io.ratelimit.autoconfigure.testsupport.RedisNamespace;
 import io.ratelimit.autoconfigure.testsupport.TestPostgres;
 import io.ratelimit.autoconfigure.testsupport.TestRedis;
 import io.ratelimit.core.RateLimiter;
+import io.ratelimit.core.identity.KeyedHasher;
+import io.ratelimit.core.identity.ReloadableApiKeys;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -27,6 +29,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * refuses takes nothing from it.
  */
 class LayeredGlobalLimitsEndToEndTest {
+
+	private static final String HASH_SECRET = "an-api-key-hash-secret-for-tests";
 
 	@RegisterExtension
 	static final PostgresDatabase database = TestPostgres.newDatabase();
@@ -112,13 +116,67 @@ class LayeredGlobalLimitsEndToEndTest {
 		}
 	}
 
+	/**
+	 * The README's GitHub-shaped rows, scaled down as in {@code LayeredLimitsEndToEndTest},
+	 * every one of them {@code GLOBAL}: the same counts and fields from buckets in Redis.
+	 * Refill is too slow to matter while the test runs (one request per 10 minutes for the
+	 * anonymous hourly count, one per 15 seconds for the group).
+	 */
+	@Test
+	void requestsWhenTheReadmeRowsAreGlobalThenTheSameCountsAndFieldsAsLocal() throws Exception {
+		try (ConfigurableApplicationContext only = replica()) {
+			try (Connection connection = database.connect(); Statement sql = connection.createStatement()) {
+				sql.execute("DELETE FROM rate_limit_policy");
+				sql.execute("""
+						INSERT INTO rate_limit_policy
+						    (endpoint, project_id, limit_name, applies_to, endpoint_group, limit_count, limit_window,
+						     counts, scope)
+						VALUES
+						    ('default', NULL,   'hourly',           'API',   NULL,               6,  'PT1H', 'REQUESTS', 'GLOBAL'),
+						    ('default', 'acme', 'hourly',           'API',   NULL,               50, 'PT1H', 'REQUESTS', 'GLOBAL'),
+						    ('default', NULL,   'points',           'API',   NULL,               30, 'PT1M', 'POINTS',   'GLOBAL'),
+						    ('default', NULL,   'content-creation', 'GROUP', 'content-creation', 4,  'PT1M', 'REQUESTS', 'GLOBAL')
+						""");
+				KeyedHasher hasher = KeyedHasher.withSecret(HASH_SECRET);
+				sql.execute("INSERT INTO rate_limit_api_key (key_hash, principal, project_id) VALUES ('"
+						+ hasher.hashHex("acme-user") + "', 'acme-user', 'acme')");
+			}
+			assertThat(only.getBean(RateLimiter.class).policies().reload().succeeded()).isTrue();
+			only.getBean(ReloadableApiKeys.class).reload();
+			Http http = http(only);
+
+			for (int i = 0; i < 4; i++) {
+				assertThat(http.send("POST", "/api/repos/" + i + "/issues", "X-API-Key", "acme-user").statusCode())
+					.isEqualTo(200);
+			}
+			HttpResponse<String> refused = http.send("POST", "/api/repos/9/issues", "X-API-Key", "acme-user");
+			assertThat(refused.statusCode()).isEqualTo(429);
+			assertThat(refused.headers().firstValue("RateLimit-Policy").orElseThrow()).isEqualTo(
+					"\"default\";q=200;w=2, \"hourly\";q=50;w=3600, \"points\";q=30;w=60, \"content-creation\";q=4;w=60");
+			// Nothing charged for the refused request: four writes of five points, four requests.
+			assertThat(refused.headers().firstValue("RateLimit").orElseThrow())
+				.contains("\"hourly\";r=46;", "\"points\";r=10;", "\"content-creation\";r=0;t=15");
+
+			for (int i = 0; i < 6; i++) {
+				assertThat(http.get("/api/repos/" + i, "X-Forwarded-For", "198.51.100.7").statusCode()).isEqualTo(200);
+			}
+			HttpResponse<String> anonymous = http.get("/api/repos/1", "X-Forwarded-For", "198.51.100.7");
+			assertThat(anonymous.statusCode()).isEqualTo(429);
+			assertThat(anonymous.headers().firstValue("Retry-After")).hasValue("600");
+			assertThat(http.get("/api/repos/1", "X-Forwarded-For", "198.51.100.8").statusCode()).isEqualTo(200);
+		}
+	}
+
 	private static ConfigurableApplicationContext replica() {
 		return new SpringApplicationBuilder(LayeredApiApplication.class).run("--server.port=0",
 				"--spring.datasource.url=" + database.url(), "--spring.datasource.username=" + database.user(),
 				"--spring.datasource.password=" + database.password(), "--spring.flyway.enabled=false",
 				"--spring.data.redis.url=" + redis.url(), "--ratelimit.redis.key-prefix=" + redis.prefix(),
 				"--ratelimit.key-secret=shared-by-every-replica-0123456789", "--ratelimit.policy.refresh-interval=1h",
-				"--ratelimit.policy.default-rps=100", "--spring.jmx.enabled=false", "--spring.jpa.open-in-view=false");
+				"--ratelimit.policy.default-rps=100", "--spring.jmx.enabled=false", "--spring.jpa.open-in-view=false",
+				"--ratelimit.client-ip.trusted-proxies=127.0.0.1/32,::1/128", "--ratelimit.api-key.hash-secret=" + HASH_SECRET,
+				"--ratelimit.weights=POST /api/repos/*/issues=5, POST /api/repos/*/comments=5, PATCH /api/user=5",
+				"--ratelimit.groups.content-creation=POST /api/repos/*/issues, POST /api/repos/*/comments");
 	}
 
 	private static Http http(ConfigurableApplicationContext context) {
