@@ -836,6 +836,15 @@ public class RateLimitProperties {
 			private double maximumShare = 0.1;
 
 			/**
+			 * What a replica may admit of a key it holds no lease of while its first lease
+			 * is on its way, as a share of the bucket's capacity in [0, maximum-share]. Charged
+			 * to the bucket when the lease arrives, as a debt if need be; with n replicas a
+			 * key may see at most n x share x capacity beyond the limit for one Redis round
+			 * trip. 0 makes such a key's first request wait for Redis.
+			 */
+			private double coldKeyShare = 0.1;
+
+			/**
 			 * How long a replica keeps a key's unused lease before giving it back.
 			 */
 			private Duration idleReturn = Duration.ofSeconds(1);
@@ -868,6 +877,14 @@ public class RateLimitProperties {
 
 			public void setMaximumShare(double maximumShare) {
 				this.maximumShare = maximumShare;
+			}
+
+			public double getColdKeyShare() {
+				return this.coldKeyShare;
+			}
+
+			public void setColdKeyShare(double coldKeyShare) {
+				this.coldKeyShare = coldKeyShare;
 			}
 
 			public Duration getIdleReturn() {

@@ -34,8 +34,9 @@ final class BatchedLeases {
 				() -> shareOfCapacity(batch.getMaximumShare()));
 		Duration idleReturn = InvalidRateLimitPropertyException.check("ratelimit.redis.batch.idle-return",
 				() -> RateLimitRedisAutoConfiguration.positive(batch.getIdleReturn()));
-		LeaseSizing sizing = new LeaseSizing(horizon, share,
-				batch.getSizing() == RateLimitProperties.LeaseSizingMode.DYNAMIC);
+		LeaseSizing sizing = InvalidRateLimitPropertyException.check("ratelimit.redis.batch.cold-key-share",
+				() -> new LeaseSizing(horizon, share, batch.getSizing() == RateLimitProperties.LeaseSizingMode.DYNAMIC,
+						batch.getColdKeyShare()));
 		return new LeasedBucketStore(redis, sizing, idleReturn, properties.getBuckets().getMaximumEntries(), background,
 				TimeSource.system());
 	}

@@ -184,6 +184,22 @@ final class RedisBucketStore implements LeasableBucketStore, ServerAnswers, Auto
 		}
 	}
 
+	/** Bucket4j's consume-ignoring-limits: the bucket may go into debt, which its refill pays. */
+	@Override
+	public void charge(BucketKey key, BucketLimits limits, long units) {
+		if (units <= 0) {
+			return;
+		}
+		BucketProxy bucket = bucket(key, limits);
+		LastSeenStateProxyManager proxies = beginRequest();
+		try {
+			bucket.consumeIgnoringRateLimits(units);
+		}
+		finally {
+			proxies.endRequest();
+		}
+	}
+
 	private void addTokens(BucketKey key, BucketLimits limits, long units) {
 		BucketProxy bucket = bucket(key, limits);
 		LastSeenStateProxyManager proxies = beginRequest();

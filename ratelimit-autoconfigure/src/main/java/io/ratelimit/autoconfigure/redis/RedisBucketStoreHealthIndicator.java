@@ -55,6 +55,7 @@ public class RedisBucketStoreHealthIndicator implements HealthIndicator {
 		batched.put("leasedTokens", stats.leasedUnits() / BucketLimits.UNITS_PER_TOKEN);
 		batched.put("refillFailures", stats.refillFailures());
 		batched.put("droppedReturns", stats.droppedReturns());
+		batched.put("coldStarts", stats.coldStarts());
 		return health.withDetail("batched", batched).build();
 	}
 

@@ -94,6 +94,13 @@ public class RedisBucketStoreMetrics implements MeterBinder {
 				lease((stats) -> tokens(stats.returnedUnits())))
 			.description("Tokens of batched global policies given back to Redis, by idle keys and at shutdown")
 			.register(registry);
+		FunctionCounter.builder("ratelimit.redis.lease.cold.starts", this, lease(LeaseStats::coldStarts))
+			.description("Keys decided on credit before this replica's first lease of them arrived")
+			.register(registry);
+		FunctionCounter.builder("ratelimit.redis.lease.owed.tokens", this,
+				lease((stats) -> tokens(stats.owedUnits())))
+			.description("Tokens admitted on credit that the shared bucket could not pay for, charged to it as debt")
+			.register(registry);
 		FunctionCounter.builder("ratelimit.redis.lease.dropped.returns", this, lease(LeaseStats::droppedReturns))
 			.description("Leases of batched global policies never given back to Redis: queue full or shutdown timeout")
 			.register(registry);

@@ -24,8 +24,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -74,7 +74,10 @@ class RedisHangTest {
 					"ratelimit.redis.key-prefix=" + redis.prefix(), "ratelimit.key-secret=0123456789abcdef0123456789abcdef",
 					"ratelimit.redis.timeout=" + TIMEOUT.toMillis() + "ms", "ratelimit.redis.failure-threshold=" + THRESHOLD,
 					"ratelimit.redis.cooldown=" + COOLDOWN.toMillis() + "ms", "ratelimit.redis.failure-mode=local",
-					"ratelimit.redis.batch.sizing=static", "ratelimit.redis.batch.shutdown-timeout=" + SHUTDOWN_TIMEOUT.toMillis() + "ms");
+					"ratelimit.redis.batch.sizing=static", "ratelimit.redis.batch.shutdown-timeout=" + SHUTDOWN_TIMEOUT.toMillis() + "ms",
+					// Cold keys wait for their first lease here, so that their requests call
+					// Redis; with credit they are decided at once (the last test).
+					"ratelimit.redis.batch.cold-key-share=0");
 	}
 
 	@AfterEach
@@ -138,6 +141,21 @@ class RedisHangTest {
 				batched.tryConsume(leased, ROOMY, 1);
 				return !exact.isCoolingDown() && !batched.isCoolingDown();
 			});
+		});
+	}
+
+	@Test
+	void tryConsumeWhenRedisHangsAndKeysAreColdThenDecidedOnCreditWithoutWaiting() {
+		this.runner.withPropertyValues("ratelimit.redis.batch.cold-key-share=0.1").run((context) -> {
+			BucketStore store = context.getBean(GlobalBucketStore.class).batched();
+			this.proxy.hang();
+
+			for (int i = 0; i < 50; i++) {
+				BucketKey cold = key();
+				assertThat(timedOut(() -> assertThat(store.tryConsume(cold, ROOMY, 1).consumed()).isTrue()))
+					.as("decided at once").isFalse();
+			}
+			assertThat(context.getBean(GlobalBucketStore.class).leases().leaseStats().coldStarts()).isEqualTo(50);
 		});
 	}
 

@@ -25,6 +25,16 @@ public interface LeasableBucketStore extends BucketStore {
 	void giveBack(BucketKey key, BucketLimits limits, long units);
 
 	/**
+	 * Charges units whatever the bucket holds, leaving it in debt if it holds too few (its
+	 * refill pays the debt off before it admits again): for units a replica admitted before
+	 * the bucket was asked.
+	 * @param key the bucket's key
+	 * @param limits the bucket's shape
+	 * @param units the units to charge, positive
+	 */
+	void charge(BucketKey key, BucketLimits limits, long units);
+
+	/**
 	 * The outcome of {@link #lease}.
 	 *
 	 * @param units the units taken

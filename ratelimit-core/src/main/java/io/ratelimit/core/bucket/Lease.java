@@ -22,6 +22,14 @@ final class Lease {
 
 	private long sharedRemainingUnits;
 
+	/**
+	 * Units granted here on credit, before the shared bucket was charged for them: a cold
+	 * key's allowance, until a lease call covers it.
+	 */
+	private long credit;
+
+	private boolean creditGiven;
+
 	private boolean everLeased;
 
 	private boolean lastLeaseFailed;
@@ -95,6 +103,24 @@ final class Lease {
 		return this.retired;
 	}
 
+	long credit() {
+		return this.credit;
+	}
+
+	/**
+	 * Whether a request may be decided on credit: the key was never leased here, nor given
+	 * credit before, and the allowance covers the request.
+	 */
+	boolean mayStartOnCredit(long allowanceUnits, long units) {
+		return !this.everLeased && !this.lastLeaseFailed && !this.creditGiven && allowanceUnits >= units;
+	}
+
+	void startOnCredit(long allowanceUnits) {
+		this.creditGiven = true;
+		this.credit = allowanceUnits;
+		this.units += allowanceUnits;
+	}
+
 	/** Whether a request must wait for the shared store: the first, or the first after a failure. */
 	boolean mustWaitForShared() {
 		return !this.everLeased || this.lastLeaseFailed;
@@ -108,12 +134,27 @@ final class Lease {
 		this.units = Math.min(this.limits.capacityUnits(), this.units + units);
 	}
 
-	void granted(LeasableBucketStore.Grant grant, long roundTripNanos) {
-		this.units += grant.units();
+	/**
+	 * Adds a grant, which pays first for the credit the call was made to cover.
+	 * @param grant what the shared store gave
+	 * @param roundTripNanos how long the call took
+	 * @param creditCovered the credit the call asked for beside the lease
+	 * @return the units admitted on credit that the grant could not pay for, owed to the
+	 * shared bucket; 0 mostly
+	 */
+	long granted(LeasableBucketStore.Grant grant, long roundTripNanos, long creditCovered) {
+		this.units += grant.units() - creditCovered;
+		this.credit -= creditCovered;
 		this.sharedRemainingUnits = grant.remainingUnits();
 		this.roundTripNanos = roundTripNanos;
 		this.everLeased = true;
 		this.lastLeaseFailed = false;
+		if (this.units >= 0) {
+			return 0;
+		}
+		long owed = -this.units;
+		this.units = 0;
+		return owed;
 	}
 
 	void failed() {
@@ -134,9 +175,7 @@ final class Lease {
 		lock();
 		try {
 			this.retired = true;
-			LeasedBucketStore.Returned returned = new LeasedBucketStore.Returned(this.limits, this.units);
-			this.units = 0;
-			return returned;
+			return takeAll();
 		}
 		finally {
 			unlock();
@@ -145,11 +184,21 @@ final class Lease {
 
 	/** A policy change: the old shape's units go back, the lease starts afresh. */
 	LeasedBucketStore.Returned reshape(BucketLimits limits) {
-		LeasedBucketStore.Returned returned = new LeasedBucketStore.Returned(this.limits, this.units);
+		LeasedBucketStore.Returned returned = takeAll();
 		this.limits = limits;
-		this.units = 0;
 		this.sharedRemainingUnits = 0;
 		this.everLeased = false;
+		return returned;
+	}
+
+	/**
+	 * Takes out what the shared bucket is owed back: the units held, less the credit it was
+	 * never charged for (negative when more was admitted on credit than is left).
+	 */
+	private LeasedBucketStore.Returned takeAll() {
+		LeasedBucketStore.Returned returned = new LeasedBucketStore.Returned(this.limits, this.units - this.credit);
+		this.units = 0;
+		this.credit = 0;
 		return returned;
 	}
 

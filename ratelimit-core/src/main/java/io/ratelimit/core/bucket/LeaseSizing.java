@@ -10,13 +10,17 @@ import java.util.Objects;
  * {@code maximumShare} of the capacity.
  *
  * <p>The shares bound the accuracy (see {@link LeasedBucketStore}): n replicas hold at most
- * {@code 1.5 × n × maximumShare × capacity} tokens that the others cannot use.
+ * {@code 1.5 × n × maximumShare × capacity} tokens that the others cannot use, and admit at
+ * most {@code n × coldKeyShare × capacity} of a key before their first leases of it arrive.
  *
  * @param horizon the demand a lease covers, at least 1 ms
  * @param maximumShare the largest lease as a share of the capacity, in (0, 1]
  * @param dynamic whether leases follow demand (otherwise they are always the largest)
+ * @param coldKeyShare what a replica may admit of a key it holds no lease of while its
+ * first lease is on its way, as a share of the capacity in [0, maximumShare]; 0 makes
+ * such a key's first request wait for the lease
  */
-public record LeaseSizing(Duration horizon, double maximumShare, boolean dynamic) {
+public record LeaseSizing(Duration horizon, double maximumShare, boolean dynamic, double coldKeyShare) {
 
 	public LeaseSizing {
 		Objects.requireNonNull(horizon, "horizon must not be null");
@@ -27,15 +31,38 @@ public record LeaseSizing(Duration horizon, double maximumShare, boolean dynamic
 			throw new IllegalArgumentException(
 					"The largest lease must be a share of the capacity in (0, 1], but was " + maximumShare);
 		}
+		if (!(coldKeyShare >= 0 && coldKeyShare <= maximumShare)) {
+			throw new IllegalArgumentException("The allowance of a cold key must be a share of the capacity in [0, "
+					+ maximumShare + "] (the largest lease), but was " + coldKeyShare);
+		}
+	}
+
+	/**
+	 * Returns a sizing whose cold keys wait for their first lease.
+	 * @param horizon the demand a lease covers
+	 * @param maximumShare the largest lease as a share of the capacity
+	 * @param dynamic whether leases follow demand
+	 */
+	public LeaseSizing(Duration horizon, double maximumShare, boolean dynamic) {
+		this(horizon, maximumShare, dynamic, 0);
 	}
 
 	/**
 	 * Returns the default sizing: dynamic, covering 100 ms of demand, at most a tenth of the
-	 * capacity.
+	 * capacity, and a tenth of it admitted of a cold key before its first lease arrives.
 	 * @return the default sizing
 	 */
 	public static LeaseSizing defaults() {
-		return new LeaseSizing(Duration.ofMillis(100), 0.1, true);
+		return new LeaseSizing(Duration.ofMillis(100), 0.1, true, 0.1);
+	}
+
+	/**
+	 * Returns what a replica may admit of a key before its first lease of it arrives.
+	 * @param limits the bucket's shape
+	 * @return the units, 0 when cold keys wait for their lease
+	 */
+	long coldKeyUnits(BucketLimits limits) {
+		return (long) (limits.capacityUnits() * this.coldKeyShare);
 	}
 
 	/**

@@ -22,12 +22,17 @@ import org.jspecify.annotations.Nullable;
  * <p>Each replica takes a batch of a key's tokens from the shared store (Bucket4j's
  * consume-as-much-as-possible, so the store is charged when the batch is taken: eager),
  * admits requests from it locally, and takes the next batch in the background when half of
- * the current one is used. A key's first request on a replica waits for its first batch; so
- * does a request after a background lease failed, so that an outage reaches the failure
- * mode of the store around this one. The key's concurrent requests wait for that one call,
- * not each for a call of its own, and a failure of it is thrown to each of them. A lease
- * unused for {@code idleReturn}, or still held at {@link #close(Duration)}, goes back to the
- * shared bucket.
+ * the current one is used. A key this replica holds no lease of (a cold key) is decided at
+ * once too, on credit: the replica may admit up to a small allowance of it
+ * ({@link LeaseSizing#coldKeyShare()}) while its first lease is taken in the background, and
+ * that lease call asks for the credit used besides the batch; whatever the shared bucket can
+ * no longer pay is charged to it all the same, as a debt its refill pays off, so in the long
+ * run nothing is admitted beyond the limit. With no allowance, a cold key's first request
+ * waits for the lease. A request after a background lease failed waits for the shared store
+ * too, so that an outage reaches the failure mode of the store around this one. The key's
+ * concurrent requests wait for that one call, not each for a call of its own, and a failure
+ * of it is thrown to each of them. A lease unused for {@code idleReturn}, or still held at
+ * {@link #close(Duration)}, goes back to the shared bucket.
  *
  * <p>Background work is bounded: at most {@value #MAXIMUM_QUEUED_TASKS} refills and as many
  * returns are queued, refills run first, and a return that finds its queue full is dropped
@@ -38,7 +43,13 @@ import org.jspecify.annotations.Nullable;
  * more than an exact limiter would (none over); they admit less by at most the tokens held
  * in leases at a time, {@code 1.5 × n × L}, and a replica that dies loses its lease, at most
  * {@code 1.5 × L}. A replica whose lease ran dry while the shared bucket is empty asks
- * again only after the time the bucket takes to refill a lease ({@code L / R}).
+ * again only after the time the bucket takes to refill a lease ({@code L / R}). Credit is
+ * the exception to "none over": with an allowance A per cold key, n replicas admit at most
+ * {@code n × A} of a key beyond an exact limiter for the time of one lease call (the
+ * reconciliation delay), and the debt charged for it delays the key's later admissions by as
+ * much, so that over any longer window the excess is at most {@code n × A} once. A replica
+ * that dies before its first lease call returns takes at most A with it uncharged; so does a
+ * debt whose charge finds the bounded queue full or the shared store down.
  */
 public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 
@@ -72,6 +83,10 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 	private final LongAdder refillFailures = new LongAdder();
 
 	private final LongAdder returnedUnits = new LongAdder();
+
+	private final LongAdder coldStarts = new LongAdder();
+
+	private final LongAdder owedUnits = new LongAdder();
 
 	/**
 	 * Creates a store.
@@ -132,6 +147,16 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 				long now = this.time.nanoTime();
 				lease.demand(units, now);
 				if (lease.units() < units && lease.mustWaitForShared()) {
+					long allowance = this.sizing.coldKeyUnits(limits);
+					if (lease.mayStartOnCredit(allowance, units)) {
+						lease.startOnCredit(allowance);
+						this.coldStarts.increment();
+						return decide(key, lease, limits, units, now);
+					}
+					if (lease.isRefilling()) {
+						// The call that covers the credit is on its way: refuse until it lands.
+						return decide(key, lease, limits, units, now);
+					}
 					wait = sharedCall(lease, units, now);
 				}
 				else {
@@ -199,7 +224,8 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 			leased += lease.units();
 		}
 		return new LeaseStats(this.leases.estimatedSize(), leased, this.localDecisions.sum(), this.sharedWaits.sum(),
-				this.refills.sum(), this.refillFailures.sum(), this.returnedUnits.sum(), this.work.droppedReturns());
+				this.refills.sum(), this.refillFailures.sum(), this.returnedUnits.sum(), this.work.droppedReturns(),
+				this.coldStarts.sum(), this.owedUnits.sum());
 	}
 
 	/**
@@ -246,7 +272,7 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 		this.work.closing();
 		for (var entry : this.leases.asMap().entrySet()) {
 			Returned returned = entry.getValue().retire();
-			if (returned.units() > 0) {
+			if (returned.units() != 0) {
 				this.work.giveBackAtClose(returnTask(entry.getKey(), returned));
 			}
 		}
@@ -262,7 +288,7 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 		SharedCall call = lease.sharedCall();
 		if (call == null) {
 			long batch = this.sizing.batchUnits(lease.limits(), lease.demandPerSecond(now), lease.roundTripNanos());
-			call = new SharedCall(lease.limits(), units + batch, now);
+			call = new SharedCall(lease.limits(), units + batch + lease.credit(), lease.credit(), now);
 			lease.sharedCall(call);
 		}
 		return call;
@@ -291,10 +317,11 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 			// Cleared with the grant in one step: a request in between would start another call.
 			lease.sharedCall(null);
 			if (lease.isRetired() || !lease.limits().equals(call.limits)) {
+				// The credit went back with the lease, as a debt if it was used.
 				giveBack(key, new Returned(call.limits, grant.units()));
 				return;
 			}
-			lease.granted(grant, now - call.started);
+			giveBack(key, new Returned(call.limits, -lease.granted(grant, now - call.started, call.credit)));
 			lease.quietUntil(now, quietPeriod(call.limits, call.units, grant));
 		}
 		finally {
@@ -303,7 +330,7 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 	}
 
 	private void refillIfLow(BucketKey key, Lease lease, long now) {
-		if (lease.isRefilling() || !lease.isQuietOver(now)) {
+		if (lease.isRefilling() || lease.sharedCall() != null || !lease.isQuietOver(now)) {
 			return;
 		}
 		double demand = lease.demandPerSecond(now);
@@ -312,21 +339,26 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 		// next one is on its way: at 20 ms to Redis, half a lease ran dry first and the
 		// replicas lagged the refill (+6.3 % over the limit as the full bucket drained late).
 		long usedDuringRoundTrip = (long) Math.min(batch, demand * lease.roundTripNanos() / 1e9);
-		if (lease.units() >= Math.max(batch / 2, usedDuringRoundTrip)) {
+		long credit = lease.credit();
+		if (credit == 0 && lease.units() >= Math.max(batch / 2, usedDuringRoundTrip)) {
 			return;
 		}
 		lease.refilling(true);
 		BucketLimits limits = lease.limits();
-		if (!this.work.refill(() -> refill(key, lease, limits, batch))) {
+		if (!this.work.refill(() -> refill(key, lease, limits, batch, credit))) {
 			lease.refilling(false); // queue full: the key asks again at its next request
 		}
 	}
 
-	private void refill(BucketKey key, Lease lease, BucketLimits limits, long batch) {
+	/**
+	 * Takes the key's next lease in the background, asking for the credit used since the
+	 * last besides the batch.
+	 */
+	private void refill(BucketKey key, Lease lease, BucketLimits limits, long batch, long credit) {
 		long started = this.time.nanoTime();
 		LeasableBucketStore.Grant grant;
 		try {
-			grant = this.shared.lease(key, limits, batch);
+			grant = this.shared.lease(key, limits, batch + credit);
 		}
 		catch (RuntimeException ex) {
 			this.refillFailures.increment();
@@ -350,8 +382,8 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 				giveBack(key, new Returned(limits, grant.units()));
 				return;
 			}
-			lease.granted(grant, now - started);
-			lease.quietUntil(now, quietPeriod(limits, batch, grant));
+			giveBack(key, new Returned(limits, -lease.granted(grant, now - started, credit)));
+			lease.quietUntil(now, quietPeriod(limits, batch + credit, grant));
 		}
 		finally {
 			lease.unlock();
@@ -364,8 +396,9 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 		return (missing > 0) ? limits.nanosToRefill(Math.min(missing, limits.capacityUnits())) : 0;
 	}
 
+	/** Gives unused units back, or charges units admitted on credit that were never paid for. */
 	private void giveBack(BucketKey key, Returned returned) {
-		if (returned.units() <= 0) {
+		if (returned.units() == 0) {
 			return;
 		}
 		this.work.giveBack(returnTask(key, returned));
@@ -374,11 +407,18 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 	private Runnable returnTask(BucketKey key, Returned returned) {
 		return () -> {
 			try {
-				this.shared.giveBack(key, returned.limits(), returned.units());
-				this.returnedUnits.add(returned.units());
+				if (returned.units() > 0) {
+					this.shared.giveBack(key, returned.limits(), returned.units());
+					this.returnedUnits.add(returned.units());
+				}
+				else {
+					this.shared.charge(key, returned.limits(), -returned.units());
+					this.owedUnits.add(-returned.units());
+				}
 			}
 			catch (RuntimeException ex) {
-				// Lost: the shared bucket refills them in time anyway.
+				// Lost: unused units the shared bucket refills in time anyway, or a debt
+				// within the bound of credit.
 			}
 		};
 	}
@@ -395,9 +435,12 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 	 * @param returnedUnits the units given back to the shared store
 	 * @param droppedReturns the leases never given back: the queue was full, or the close
 	 * deadline passed
+	 * @param coldStarts the keys decided on credit before their first lease arrived
+	 * @param owedUnits the units admitted on credit that a grant could not pay for, charged to
+	 * the shared bucket as a debt
 	 */
 	public record LeaseStats(long leases, long leasedUnits, long localDecisions, long sharedWaits, long refills,
-			long refillFailures, long returnedUnits, long droppedReturns) {
+			long refillFailures, long returnedUnits, long droppedReturns, long coldStarts, long owedUnits) {
 	}
 
 	/**
@@ -427,15 +470,18 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 
 		private final long units;
 
+		private final long credit;
+
 		private final long started;
 
 		private final AtomicBoolean claimed = new AtomicBoolean();
 
 		private final CompletableFuture<Void> done = new CompletableFuture<>();
 
-		SharedCall(BucketLimits limits, long units, long started) {
+		SharedCall(BucketLimits limits, long units, long credit, long started) {
 			this.limits = limits;
 			this.units = units;
+			this.credit = credit;
 			this.started = started;
 		}
 

@@ -35,9 +35,128 @@ class LeasedBucketStoreTest {
 
 	private final QueuedExecutor background = new QueuedExecutor();
 
+	/** Cold keys wait for their first lease. */
 	private LeasedBucketStore replica(Executor background) {
+		return new LeasedBucketStore(this.shared, new LeaseSizing(Duration.ofMillis(100), 0.1, true),
+				Duration.ofSeconds(1), 1000, background, this.time);
+	}
+
+	/** Cold keys are decided on credit of a tenth of the capacity, as by default. */
+	private LeasedBucketStore onCredit(Executor background) {
 		return new LeasedBucketStore(this.shared, LeaseSizing.defaults(), Duration.ofSeconds(1), 1000, background,
 				this.time);
+	}
+
+	@Test
+	void tryConsumeWhenColdKeyThenDecidedAtOnceAndItsFirstLeaseChargesTheCredit() {
+		LeasedBucketStore store = onCredit(this.background);
+
+		for (int i = 0; i < 3; i++) {
+			assertThat(store.tryConsume(KEY, HUNDRED_PER_SECOND, 1).consumed()).isTrue();
+		}
+
+		assertThat(this.shared.calls()).as("no request waited for the shared store").isZero();
+		assertThat(store.leaseStats().coldStarts()).isOne();
+		this.background.runAll();
+		assertThat(this.shared.calls()).isOne();
+		// The call asked for the credit of 10 besides the lease, so the 3 admitted are paid for.
+		long leased = store.lease(KEY).leasedUnits();
+		assertThat(this.shared.availableUnits(KEY, HUNDRED_PER_SECOND) + leased).isEqualTo(97 * TOKEN);
+		assertThat(store.leaseStats().owedUnits()).isZero();
+	}
+
+	@Test
+	void tryConsumeWhenColdKeyUsedItsCreditBeforeTheLeaseArrivedThenRefusedLocallyWithoutWaiting() {
+		LeasedBucketStore store = onCredit(this.background);
+		for (int i = 0; i < 10; i++) {
+			assertThat(store.tryConsume(KEY, HUNDRED_PER_SECOND, 1).consumed()).isTrue();
+		}
+
+		Consumption refused = store.tryConsume(KEY, HUNDRED_PER_SECOND, 1);
+
+		assertThat(refused.consumed()).isFalse();
+		assertThat(this.shared.calls()).isZero();
+		this.background.runAll();
+		assertThat(store.tryConsume(KEY, HUNDRED_PER_SECOND, 1).consumed()).isTrue();
+	}
+
+	@Test
+	void tryConsumeWhenSharedBucketEmptyThenCreditUsedIsChargedAsDebtAndRepaidBeforeMoreIsAdmitted() {
+		this.shared.tryConsume(KEY, ONE_PER_SECOND, 100); // empty, one token a second
+		LeasedBucketStore store = onCredit(this.background);
+		int admitted = 0;
+		for (int i = 0; i < 20; i++) {
+			admitted += store.tryConsume(KEY, ONE_PER_SECOND, 1).consumed() ? 1 : 0;
+		}
+		assertThat(admitted).as("the credit, a tenth of 100").isEqualTo(10);
+
+		this.background.runAll();
+
+		assertThat(store.leaseStats().owedUnits()).isEqualTo(10 * TOKEN);
+		assertThat(this.shared.availableUnits(KEY, ONE_PER_SECOND)).isEqualTo(-10 * TOKEN);
+		// The debt delays the key by as much: ten seconds of refill before anything more.
+		for (int second = 0; second < 10; second++) {
+			this.time.advanceMillis(999);
+			assertThat(store.tryConsume(KEY, ONE_PER_SECOND, 1).consumed()).as("second %d", second).isFalse();
+			this.background.runAll();
+		}
+	}
+
+	@Test
+	void tryConsumeWhenThreeReplicasFloodAColdKeyThenBeyondExactByAtMostTheirCreditOnce() {
+		List<LeasedBucketStore> replicas = List.of(onCredit(Runnable::run), onCredit(Runnable::run),
+				onCredit(Runnable::run));
+		this.shared.tryConsume(KEY, HUNDRED_PER_SECOND, 100); // the attack starts on an empty bucket
+		int admitted = 0;
+		int seconds = 10;
+		for (int millis = 0; millis < seconds * 1000; millis++) {
+			for (LeasedBucketStore replica : replicas) {
+				admitted += replica.tryConsume(KEY, HUNDRED_PER_SECOND, 1).consumed() ? 1 : 0;
+			}
+			this.time.advanceMillis(1);
+		}
+
+		int exact = 100 * seconds;
+		// Each replica's credit of 10 at most, once; less by at most the leases held back.
+		assertThat(admitted).isLessThanOrEqualTo(exact + 3 * 10).isGreaterThanOrEqualTo(exact - 45);
+	}
+
+	@Test
+	void tryConsumeWhenColdKeyAndSharedStoreFailsThenCreditAdmitsAndThenTheFailureIsThrown() {
+		this.shared.fail(new IllegalStateException("Redis is down"));
+		LeasedBucketStore store = onCredit(this.background);
+
+		assertThat(store.tryConsume(KEY, HUNDRED_PER_SECOND, 1).consumed()).isTrue();
+		this.background.runAll(); // the first lease fails
+		while (store.lease(KEY).leasedUnits() > 0) {
+			store.tryConsume(KEY, HUNDRED_PER_SECOND, 1);
+		}
+
+		// Beyond its credit the key reaches the failure mode of the store around this one.
+		assertThatThrownBy(() -> store.tryConsume(KEY, HUNDRED_PER_SECOND, 1)).hasMessage("Redis is down");
+	}
+
+	@Test
+	void closeWhenColdKeyUsedCreditThenItIsChargedNotGivenBack() {
+		// The first lease is held back until the replica has stopped; the rest runs at once.
+		List<Runnable> heldBack = new ArrayList<>();
+		LeasedBucketStore store = onCredit((task) -> {
+			if (heldBack.isEmpty()) {
+				heldBack.add(task);
+			}
+			else {
+				task.run();
+			}
+		});
+		for (int i = 0; i < 4; i++) {
+			store.tryConsume(KEY, HUNDRED_PER_SECOND, 1);
+		}
+
+		store.close(Duration.ofMillis(50));
+		heldBack.forEach(Runnable::run); // its grant finds the lease retired and goes back
+
+		assertThat(this.shared.availableUnits(KEY, HUNDRED_PER_SECOND)).isEqualTo(96 * TOKEN);
+		assertThat(store.leaseStats().owedUnits()).isEqualTo(4 * TOKEN);
 	}
 
 	@Test

@@ -71,6 +71,12 @@ public final class SharedTestBuckets implements LeasableBucketStore {
 	}
 
 	@Override
+	public void charge(BucketKey key, BucketLimits limits, long units) {
+		call();
+		bucket(key, limits).consumeIgnoringRateLimits(units);
+	}
+
+	@Override
 	public BucketStoreStats stats() {
 		return new BucketStoreStats(this.buckets.size(), 0);
 	}
