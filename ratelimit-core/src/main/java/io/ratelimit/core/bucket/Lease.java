@@ -121,6 +121,13 @@ final class Lease {
 		this.units += allowanceUnits;
 	}
 
+	/** Takes back credit none of which was used: nothing would charge it. */
+	void withdrawCredit() {
+		this.units -= this.credit;
+		this.credit = 0;
+		this.creditGiven = false;
+	}
+
 	/** Whether a request must wait for the shared store: the first, or the first after a failure. */
 	boolean mustWaitForShared() {
 		return !this.everLeased || this.lastLeaseFailed;

@@ -147,10 +147,7 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 				long now = this.time.nanoTime();
 				lease.demand(units, now);
 				if (lease.units() < units && lease.mustWaitForShared()) {
-					long allowance = this.sizing.coldKeyUnits(limits);
-					if (lease.mayStartOnCredit(allowance, units)) {
-						lease.startOnCredit(allowance);
-						this.coldStarts.increment();
+					if (startOnCredit(key, lease, limits, units, now)) {
 						return decide(key, lease, limits, units, now);
 					}
 					if (lease.isRefilling()) {
@@ -278,6 +275,29 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 		}
 		this.leases.invalidateAll();
 		return this.work.awaitIdle(deadline);
+	}
+
+	/**
+	 * Gives a cold key its credit, with the first lease call that will charge it already
+	 * queued: credit whose charge could not be queued (the background saturated) would stay
+	 * uncharged, so then the key's request waits for Redis instead. Called under the lock.
+	 */
+	private boolean startOnCredit(BucketKey key, Lease lease, BucketLimits limits, long units, long now) {
+		long allowance = this.sizing.coldKeyUnits(limits);
+		if (!lease.mayStartOnCredit(allowance, units)) {
+			return false;
+		}
+		long batch = this.sizing.batchUnits(limits, lease.demandPerSecond(now), lease.roundTripNanos());
+		// Credit first: an executor that runs the call at once must find it to pay for.
+		lease.startOnCredit(allowance);
+		lease.refilling(true);
+		if (!this.work.refill(() -> refill(key, lease, limits, batch, allowance))) {
+			lease.refilling(false);
+			lease.withdrawCredit();
+			return false;
+		}
+		this.coldStarts.increment();
+		return true;
 	}
 
 	/**

@@ -122,6 +122,21 @@ class LeasedBucketStoreTest {
 	}
 
 	@Test
+	void tryConsumeWhenBackgroundCannotQueueTheFirstLeaseThenTheColdKeyWaitsInsteadOfCredit() {
+		LeasedBucketStore store = onCredit(this.background);
+		for (int i = 0; i < LeasedBucketStore.MAXIMUM_QUEUED_TASKS; i++) {
+			store.tryConsume(new BucketKey(7, i), HUNDRED_PER_SECOND, 1);
+		}
+		assertThat(this.shared.calls()).isZero();
+
+		// Credit nothing would charge: the request waits for its lease instead.
+		assertThat(store.tryConsume(KEY, HUNDRED_PER_SECOND, 1).consumed()).isTrue();
+
+		assertThat(this.shared.calls()).isOne();
+		assertThat(store.leaseStats().coldStarts()).isEqualTo(LeasedBucketStore.MAXIMUM_QUEUED_TASKS);
+	}
+
+	@Test
 	void tryConsumeWhenColdKeyAndSharedStoreFailsThenCreditAdmitsAndThenTheFailureIsThrown() {
 		this.shared.fail(new IllegalStateException("Redis is down"));
 		LeasedBucketStore store = onCredit(this.background);
