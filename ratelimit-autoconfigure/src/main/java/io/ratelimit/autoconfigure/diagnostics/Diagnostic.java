@@ -103,7 +103,7 @@ public enum Diagnostic {
 	 * A group of {@code ratelimit.groups} names an endpoint template the application does
 	 * not serve, so limits on the group never count it.
 	 */
-	W015;
+	W016;
 
 	/**
 	 * Returns a log message that starts with this code.

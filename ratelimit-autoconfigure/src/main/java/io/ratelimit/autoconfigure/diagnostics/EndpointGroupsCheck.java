@@ -13,7 +13,7 @@ import org.springframework.context.ApplicationListener;
 import org.springframework.context.event.ContextRefreshedEvent;
 
 /**
- * Warns once at startup ({@link Diagnostic#W015}) for each template of a
+ * Warns once at startup ({@link Diagnostic#W016}) for each template of a
  * {@code ratelimit.groups.<name>} group that the application does not serve. A group limit
  * counts the endpoints its group names and no others, so a misspelt template or a route
  * moved elsewhere leaves that endpoint outside the group's limit without a word. Checked
@@ -48,7 +48,7 @@ public class EndpointGroupsCheck implements ApplicationListener<ContextRefreshed
 	private static void warnUnserved(PolicySettings settings, String group, Set<EndpointTemplate> endpoints) {
 		for (EndpointTemplate endpoint : endpoints) {
 			if (!settings.knownEndpoints().test(endpoint)) {
-				logger.warn(Diagnostic.W015.message("ratelimit.groups." + group + " names '" + endpoint
+				logger.warn(Diagnostic.W016.message("ratelimit.groups." + group + " names '" + endpoint
 						+ "', which no handler of the application serves, so limits on the group never count it. "
 						+ "Name the method and template the route is served at (the 'ratelimit' Actuator "
 						+ "endpoint explains which template a path is), or remove the entry."));

@@ -109,19 +109,19 @@ class RateLimitDiagnosticsAutoConfigurationTest {
 	}
 
 	@Test
-	void startupWhenGroupNamesTemplateNoHandlerServesThenW015NamesItOnce(CapturedOutput output) {
+	void startupWhenGroupNamesTemplateNoHandlerServesThenW016NamesItOnce(CapturedOutput output) {
 		this.runner.withPropertyValues("ratelimit.groups.writes=POST /api/orders, POST /api/order")
 			.run((context) -> {
 				context.getBean(ReloadablePolicies.class).reload();
-				assertThat(count(output, Diagnostic.W015)).isOne();
-				assertThat(line(output, Diagnostic.W015)).contains("ratelimit.groups.writes", "'POST /api/order'");
+				assertThat(count(output, Diagnostic.W016)).isOne();
+				assertThat(line(output, Diagnostic.W016)).contains("ratelimit.groups.writes", "'POST /api/order'");
 			});
 	}
 
 	@Test
-	void startupWhenEveryGroupTemplateServedThenNoW015(CapturedOutput output) {
+	void startupWhenEveryGroupTemplateServedThenNoW016(CapturedOutput output) {
 		this.runner.withPropertyValues("ratelimit.groups.reads=GET /api/reports/*, POST /api/orders")
-			.run((context) -> assertThat(count(output, Diagnostic.W015)).isZero());
+			.run((context) -> assertThat(count(output, Diagnostic.W016)).isZero());
 	}
 
 	@Test
