@@ -97,7 +97,13 @@ public enum Diagnostic {
 	 * (a layered limit looser in both burst and rate than one it is layered with, such as
 	 * an hourly count above 3,600 times the per-second rate), so it limits nothing.
 	 */
-	W014;
+	W014,
+
+	/**
+	 * The tenant-to-plan table puts tenants on a plan that no policy row is for, so those
+	 * tenants get the rows for everyone: most likely a misspelt plan.
+	 */
+	W015;
 
 	/**
 	 * Returns a log message that starts with this code.
