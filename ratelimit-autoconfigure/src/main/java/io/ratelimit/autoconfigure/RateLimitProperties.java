@@ -462,12 +462,26 @@ public class RateLimitProperties {
 		 */
 		private String tenantClaim = "project_id";
 
+		/**
+		 * Claim that names the plan of a bearer token's subject. A plan the
+		 * 'rate_limit_tenant_plan' table gives the token's tenant outranks it.
+		 */
+		private String planClaim = "plan";
+
 		public String getTenantClaim() {
 			return this.tenantClaim;
 		}
 
 		public void setTenantClaim(String tenantClaim) {
 			this.tenantClaim = tenantClaim;
+		}
+
+		public String getPlanClaim() {
+			return this.planClaim;
+		}
+
+		public void setPlanClaim(String planClaim) {
+			this.planClaim = planClaim;
 		}
 
 	}

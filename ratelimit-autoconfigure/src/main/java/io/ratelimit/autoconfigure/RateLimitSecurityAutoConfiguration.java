@@ -80,7 +80,8 @@ public class RateLimitSecurityAutoConfiguration {
 		@ConditionalOnMissingBean
 		@ConditionalOnBean(JwtDecoder.class)
 		TokenVerifier rateLimitTokenVerifier(JwtDecoder decoder, RateLimitProperties properties) {
-			return new JwtDecoderTokenVerifier(decoder, properties.getJwt().getTenantClaim());
+			return new JwtDecoderTokenVerifier(decoder, properties.getJwt().getTenantClaim(),
+					properties.getJwt().getPlanClaim());
 		}
 
 	}
@@ -92,7 +93,8 @@ public class RateLimitSecurityAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		PrincipalResolver rateLimitPrincipalResolver(RateLimitProperties properties) {
-			return new SecurityContextPrincipalResolver(properties.getJwt().getTenantClaim());
+			return new SecurityContextPrincipalResolver(properties.getJwt().getTenantClaim(),
+					properties.getJwt().getPlanClaim());
 		}
 
 	}

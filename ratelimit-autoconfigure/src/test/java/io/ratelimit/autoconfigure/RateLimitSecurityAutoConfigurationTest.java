@@ -72,7 +72,7 @@ class RateLimitSecurityAutoConfigurationTest {
 	@Test
 	void runWhenApplicationHasJwtDecoderThenTokensVerifiedWithIt() {
 		this.runner.withUserConfiguration(SecurityFilterChainConfiguration.class, JwtDecoderConfiguration.class)
-			.withPropertyValues("ratelimit.jwt.tenant-claim=org")
+			.withPropertyValues("ratelimit.jwt.tenant-claim=org", "ratelimit.jwt.plan-claim=tier")
 			.run((context) -> {
 				TokenVerifier verifier = context.getBean(TokenVerifier.class);
 				assertThat(verifier).isInstanceOf(JwtDecoderTokenVerifier.class);
@@ -80,6 +80,7 @@ class RateLimitSecurityAutoConfigurationTest {
 				assertThat(token).isNotNull();
 				assertThat(token.subject()).isEqualTo("alice");
 				assertThat(token.tenant()).isEqualTo("acme");
+				assertThat(token.plan()).isEqualTo("pro");
 				assertThat(verifier.verify(sign("alice", "acme", "a-different-secret-of-at-least-32-bytes".getBytes(
 						StandardCharsets.UTF_8)))).isNull();
 				assertThat(verifier.verify("not-a-jwt")).isNull();
@@ -113,6 +114,8 @@ class RateLimitSecurityAutoConfigurationTest {
 		JwtClaimsSet claims = JwtClaimsSet.builder()
 			.subject(subject)
 			.claim("org", tenant)
+			.claim("tier", "pro")
+			.claim("plan", "unread")
 			.expiresAt(Instant.now().plusSeconds(300))
 			.build();
 		return encoder.encode(JwtEncoderParameters.from(JwsHeader.with(MacAlgorithm.HS256).build(), claims))

@@ -110,8 +110,9 @@ public final class RateLimiter {
 		Identity identity = endpoint.isUnknown() ? this.identities.resolveAnonymous(request)
 				: this.identities.resolve(request);
 		PolicySnapshot snapshot = this.policies.current();
-		Policy policy = snapshot.resolve(endpoint, identity.tenant());
-		List<Policy> layers = snapshot.resolveLayered(endpoint, identity.tenant());
+		String plan = snapshot.planOf(identity.tenant(), identity.plan());
+		Policy policy = snapshot.resolve(endpoint, identity.tenant(), plan);
+		List<Policy> layers = snapshot.resolveLayered(endpoint, identity.tenant(), plan);
 		if (policy.mode() == PolicyMode.OFF && layers.isEmpty()) {
 			return Decision.unlimited(endpoint, policy);
 		}

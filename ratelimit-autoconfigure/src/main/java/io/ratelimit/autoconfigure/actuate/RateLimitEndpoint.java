@@ -41,9 +41,10 @@ import org.springframework.web.context.request.ServletRequestAttributes;
  * <li>{@code GET /actuator/ratelimit}: the policy snapshot in force, its rejected rows,
  * the last reload failure and the bucket-store size;</li>
  * <li>{@code GET /actuator/ratelimit/explain?method=GET&path=/api/users/42&tenant=acme}:
- * the template the request resolves to, the precedence chain walked and the policy
- * chosen, then each layered limit with a row for the request, with its own chain and the
- * row it came from. {@code endpoint=GET /api/users/*} may be passed instead of method and path, and
+ * the template the request resolves to, the plan of the tenant and where it came from, the
+ * precedence chain walked and the policy chosen, then each layered limit with a row for
+ * the request, with its own chain and the row it came from. {@code plan=pro} explains the
+ * request on that plan instead, as a key or token naming it would have it. {@code endpoint=GET /api/users/*} may be passed instead of method and path, and
  * must be over JMX, where there is no HTTP request to resolve against. For a
  * {@code GLOBAL_BATCHED} policy the answer adds this replica's leases, and with
  * {@code client=203.0.113.7} the lease of that address's bucket;</li>
@@ -60,6 +61,15 @@ public class RateLimitEndpoint {
 	private static final String EXPLAIN = "explain";
 
 	private static final String RELOAD = "reload";
+
+	/** The plan explained was passed as a parameter: a key's or a token's plan. */
+	private static final String PLAN_FROM_PARAMETER = "parameter";
+
+	/** The plan explained is the tenant's in the tenant-to-plan table. */
+	private static final String PLAN_FROM_TABLE = "tenant-plan table";
+
+	/** No plan: the tenant has none in the table, and none was passed. */
+	private static final String PLAN_NONE = "none";
 
 	private final ReloadablePolicies policies;
 
@@ -116,32 +126,37 @@ public class RateLimitEndpoint {
 	 * @param tenant the tenant ({@code project_id}) of the request, none if absent
 	 * @param client the address of an anonymous client, for the lease of its bucket under a
 	 * batched global policy
+	 * @param plan the plan to explain the request on, as if its credential named it;
+	 * without it, the plan the tenant-to-plan table gives the tenant, if any
 	 * @return the explanation, {@code null} (404) for any other operation
 	 */
 	@ReadOperation
 	public @Nullable ExplanationDescriptor explain(@Selector String operation,
 			@Nullable String method, @Nullable String path,
-			@Nullable String endpoint, @Nullable String tenant, @Nullable String client) {
+			@Nullable String endpoint, @Nullable String tenant, @Nullable String client, @Nullable String plan) {
 		if (!EXPLAIN.equals(operation)) {
 			return null;
 		}
 		EndpointTemplate template = (endpoint != null) ? parse(endpoint) : resolve(method, path);
 		PolicySnapshot snapshot = this.policies.current();
-		PolicyResolution resolution = snapshot.explain(template, tenant);
+		String assigned = (plan != null) ? plan : snapshot.planOf(tenant, null);
+		String planSource = (plan != null) ? PLAN_FROM_PARAMETER : (assigned != null) ? PLAN_FROM_TABLE : PLAN_NONE;
+		PolicyResolution resolution = snapshot.explain(template, tenant, assigned);
 		List<LinkDescriptor> chain = links(resolution);
-		List<LayerDescriptor> layers = snapshot.explainLayered(template, tenant)
+		List<LayerDescriptor> layers = snapshot.explainLayered(template, tenant, assigned)
 			.stream()
 			.map(LayerDescriptor::of)
 			.toList();
 		return new ExplanationDescriptor(snapshot.version(), template.toString(), tenant, chain,
-				PolicyDescriptor.of(resolution.policy()), layers, batched(resolution.policy(), template, client));
+				PolicyDescriptor.of(resolution.policy()), layers, batched(resolution.policy(), template, client),
+				assigned, planSource);
 	}
 
 	private static List<LinkDescriptor> links(PolicyResolution resolution) {
 		return resolution.chain()
 			.stream()
 			.map((link) -> new LinkDescriptor(link.endpoint().toString(), link.tenant(),
-					(link.found() != null) ? PolicyDescriptor.of(link.found()) : null))
+					(link.found() != null) ? PolicyDescriptor.of(link.found()) : null, link.plan()))
 			.toList();
 	}
 
@@ -250,7 +265,8 @@ public class RateLimitEndpoint {
 	 * One policy.
 	 *
 	 * @param endpoint the endpoint template, {@code default} or {@code UNKNOWN}
-	 * @param tenant the tenant ({@code project_id}), {@code null} for a global policy
+	 * @param tenant the tenant ({@code project_id}), {@code null} for a plan's or a global
+	 * policy
 	 * @param rps the rate in requests per second, as exact decimal text
 	 * @param mode {@code ENFORCE}, {@code SHADOW} or {@code OFF}
 	 * @param scope {@code LOCAL}, {@code GLOBAL} or {@code GLOBAL_BATCHED}
@@ -261,16 +277,17 @@ public class RateLimitEndpoint {
 	 * @param counts {@code POINTS} (the endpoint's weight) or {@code REQUESTS}
 	 * @param quota the {@code q} of the {@code RateLimit-Policy} item: what a full bucket holds
 	 * @param window the {@code w} of the item, in seconds
+	 * @param plan the plan of the policy, {@code null} for a tenant's or a global policy
 	 */
 	public record PolicyDescriptor(String endpoint, @Nullable String tenant, String rps,
 			String mode, String scope, String origin, @Nullable String limit, String appliesTo,
-			@Nullable String group, String counts, long quota, long window) {
+			@Nullable String group, String counts, long quota, long window, @Nullable String plan) {
 
 		static PolicyDescriptor of(Policy policy) {
 			return new PolicyDescriptor(policy.endpoint().toString(), policy.tenant(), policy.rps().toPlainString(),
 					policy.mode().name(), policy.scope().name(), policy.origin(), policy.limitName(),
 					policy.target().name(), policy.group(), policy.unit().name(), policy.limits().quota(),
-					policy.limits().windowSeconds());
+					policy.limits().windowSeconds(), policy.plan());
 		}
 
 	}
@@ -305,15 +322,16 @@ public class RateLimitEndpoint {
 	 * @param mode the mode column as stored
 	 * @param limit the limit_name column as stored
 	 * @param reason what is wrong with the row
+	 * @param plan the plan column as stored
 	 */
 	public record RejectedRowDescriptor(String id, @Nullable String endpoint,
 			@Nullable String tenant, @Nullable String rps,
-			@Nullable String mode, @Nullable String limit, String reason) {
+			@Nullable String mode, @Nullable String limit, String reason, @Nullable String plan) {
 
 		static RejectedRowDescriptor of(RejectedRow rejected) {
 			return new RejectedRowDescriptor(rejected.row().id(), rejected.row().endpoint(), rejected.row().tenant(),
 					(rejected.row().rpsLimit() != null) ? rejected.row().rpsLimit().toPlainString() : null,
-					rejected.row().mode(), rejected.row().limitName(), rejected.reason());
+					rejected.row().mode(), rejected.row().limitName(), rejected.reason(), rejected.row().plan());
 		}
 
 	}
@@ -339,10 +357,14 @@ public class RateLimitEndpoint {
 	 * @param layers every layered limit with a row for the request, each with its own
 	 * chain and the row it came from, in the order of the response fields
 	 * @param batched this replica's leases, under a batched global policy
+	 * @param plan the plan the chain was walked with, {@code null} for none
+	 * @param planSource where that plan came from: {@code tenant-plan table}, {@code parameter}
+	 * or {@code none}. A request's key or token may name a plan of its own when the table
+	 * names none for its tenant: pass it as {@code plan} to see its limits
 	 */
 	public record ExplanationDescriptor(long version, String endpoint, @Nullable String tenant,
 			List<LinkDescriptor> chain, PolicyDescriptor policy, List<LayerDescriptor> layers,
-			@Nullable BatchDescriptor batched)
+			@Nullable BatchDescriptor batched, @Nullable String plan, String planSource)
 			implements OperationResponseBody {
 	}
 
@@ -404,11 +426,12 @@ public class RateLimitEndpoint {
 	 * One link of the precedence chain.
 	 *
 	 * @param endpoint the endpoint looked up
-	 * @param tenant the tenant looked up, {@code null} for global
+	 * @param tenant the tenant looked up, {@code null} for a plan's or the global link
 	 * @param found the policy row found, {@code null} if the table has none
+	 * @param plan the plan looked up, {@code null} for a tenant's or the global link
 	 */
 	public record LinkDescriptor(String endpoint, @Nullable String tenant,
-			@Nullable PolicyDescriptor found) {
+			@Nullable PolicyDescriptor found, @Nullable String plan) {
 	}
 
 	/**

@@ -100,6 +100,12 @@ public enum Diagnostic {
 	W014,
 
 	/**
+	 * The tenant-to-plan table puts tenants on a plan that no policy row is for, so those
+	 * tenants get the rows for everyone: most likely a misspelt plan.
+	 */
+	W015,
+
+	/**
 	 * A group of {@code ratelimit.groups} names an endpoint template the application does
 	 * not serve, so limits on the group never count it.
 	 */

@@ -4,12 +4,14 @@ import java.math.BigDecimal;
 import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeMap;
 
 import io.ratelimit.core.bucket.BucketLimits;
 import io.ratelimit.core.bucket.EndpointWeights;
@@ -42,7 +44,9 @@ import org.springframework.beans.factory.InitializingBean;
  * it was rejected;</li>
  * <li>{@link Diagnostic#W014}: of two enforced rows that charge the same requests to buckets
  * of the same reach (same endpoint, tenant, target and unit), one holds at least as much and
- * refills at least as fast as the other, so it can never refuse first.</li>
+ * refills at least as fast as the other, so it can never refuse first;</li>
+ * <li>{@link Diagnostic#W015}: the tenant-to-plan table puts tenants on a plan no loaded
+ * row is for, so they get the rows for everyone.</li>
  * </ul>
  * A problem that persists is not repeated on the next reload; one that goes away and
  * comes back is reported again. Only the problems of the latest load are remembered.
@@ -93,6 +97,7 @@ public class PolicyTableCheck implements InitializingBean {
 		oversizedWeights(snapshot, problems);
 		unknownEndpoints(snapshot, problems);
 		neverBindingLayers(snapshot, problems);
+		plansWithoutRows(snapshot, problems);
 		problems.forEach((key, message) -> {
 			if (!this.reported.contains(key)) {
 				logger.warn(message);
@@ -127,9 +132,12 @@ public class PolicyTableCheck implements InitializingBean {
 		Set<@Nullable String> tenants = new HashSet<>();
 		tenants.add(null);
 		snapshot.policies().forEach((policy) -> tenants.add(policy.tenant()));
+		Set<@Nullable String> plans = new HashSet<>();
+		plans.add(null);
+		snapshot.policies().forEach((policy) -> plans.add(policy.plan()));
 		this.weights.asMap().forEach((endpoint, weight) -> {
 			Set<Policy> applying = new HashSet<>();
-			tenants.forEach((tenant) -> applying.add(snapshot.resolve(endpoint, tenant)));
+			tenants.forEach((tenant) -> plans.forEach((plan) -> applying.add(snapshot.resolve(endpoint, tenant, plan))));
 			applying.stream()
 				.filter((policy) -> !policy.isBuiltIn() && policy.mode() != PolicyMode.OFF)
 				.filter((policy) -> weight * BucketLimits.UNITS_PER_TOKEN > policy.limits().capacityUnits())
@@ -157,8 +165,8 @@ public class PolicyTableCheck implements InitializingBean {
 		Map<List<Object>, List<Policy>> sameRequests = new LinkedHashMap<>();
 		for (Policy policy : snapshot.policies()) {
 			if (policy.mode() == PolicyMode.ENFORCE) {
-				sameRequests.computeIfAbsent(Arrays.asList(policy.endpoint(), policy.tenant(), policy.target(),
-						policy.group(), policy.unit()), (key) -> new ArrayList<>()).add(policy);
+				sameRequests.computeIfAbsent(Arrays.asList(policy.endpoint(), policy.tenant(), policy.plan(),
+						policy.target(), policy.group(), policy.unit()), (key) -> new ArrayList<>()).add(policy);
 			}
 		}
 		for (List<Policy> layered : sameRequests.values()) {
@@ -205,9 +213,38 @@ public class PolicyTableCheck implements InitializingBean {
 
 	private static String describe(Policy policy) {
 		String limit = (policy.limitName() != null) ? "limit '" + policy.limitName() + "'" : "the endpoint's own limit";
-		return policy.origin().replace("row ", "") + " (" + limit + " of '" + policy.endpoint() + "', project_id "
-				+ ((policy.tenant() != null) ? "'" + policy.tenant() + "'" : "NULL") + ": q=" + policy.limits().quota()
+		return policy.origin().replace("row ", "") + " (" + limit + " of '" + policy.endpoint() + "', "
+				+ ((policy.plan() != null) ? "plan '" + policy.plan() + "'"
+						: "project_id " + ((policy.tenant() != null) ? "'" + policy.tenant() + "'" : "NULL"))
+				+ ": q=" + policy.limits().quota()
 				+ ", w=" + policy.limits().windowSeconds() + ")";
+	}
+
+	private static void plansWithoutRows(PolicySnapshot snapshot, Map<String, String> problems) {
+		if (snapshot.tenantPlans().isEmpty()) {
+			return;
+		}
+		Set<String> targeted = new HashSet<>();
+		snapshot.policies().forEach((policy) -> {
+			if (policy.plan() != null) {
+				targeted.add(policy.plan());
+			}
+		});
+		Map<String, List<String>> tenantsByPlan = new TreeMap<>();
+		snapshot.tenantPlans().forEach((tenant, plan) -> {
+			if (!targeted.contains(plan)) {
+				tenantsByPlan.computeIfAbsent(plan, (key) -> new ArrayList<>()).add(tenant);
+			}
+		});
+		tenantsByPlan.forEach((plan, tenants) -> problems.put("W015 " + plan, planWithoutRows(plan, tenants)));
+	}
+
+	private static String planWithoutRows(String plan, List<String> tenants) {
+		return Diagnostic.W015.message("The table rate_limit_tenant_plan puts " + tenants.size() + " tenant(s), such "
+				+ "as '" + Collections.min(tenants) + "', on the plan '" + plan + "', but no policy row of "
+				+ "rate_limit_policy is for that plan, so those tenants get the rows for everyone. Correct the plan's "
+				+ "name in rate_limit_tenant_plan if it is misspelt, or add rows for the plan (column plan) to "
+				+ "rate_limit_policy.");
 	}
 
 	private void unknownEndpoints(PolicySnapshot snapshot, Map<String, String> problems) {

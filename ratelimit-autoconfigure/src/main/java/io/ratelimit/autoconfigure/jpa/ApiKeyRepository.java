@@ -20,7 +20,7 @@ public interface ApiKeyRepository extends Repository<ApiKeyEntity, String> {
 	 * @param limit the most rows to read
 	 * @return the active keys
 	 */
-	@Query("select new io.ratelimit.core.identity.ApiKey(k.keyHash, k.principal, k.projectId, k.active) "
+	@Query("select new io.ratelimit.core.identity.ApiKey(k.keyHash, k.principal, k.projectId, k.active, k.plan) "
 			+ "from ApiKeyEntity k where k.active = true")
 	List<ApiKey> findActive(Limit limit);
 

@@ -1,6 +1,8 @@
 package io.ratelimit.autoconfigure.jpa;
 
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 import io.ratelimit.autoconfigure.jpa.model.PolicyRowEntity;
 import io.ratelimit.autoconfigure.migration.SchemaMigration;
@@ -15,7 +17,7 @@ import org.springframework.data.jpa.repository.support.JpaRepositoryFactory;
 import org.springframework.transaction.support.TransactionOperations;
 
 /**
- * Reads policy rows and API keys with Spring Data JPA. The repositories are made here,
+ * Reads policy rows, the tenants' plans and API keys with Spring Data JPA. The repositories are made here,
  * not found by scanning, so they work whatever repository scanning the application
  * configures for its own.
  */
@@ -24,6 +26,8 @@ public class JpaPolicyStore implements PolicySource, ApiKeySource {
 	private final PolicyRowRepository policies;
 
 	private final ApiKeyRepository apiKeys;
+
+	private final TenantPlanRepository tenantPlans;
 
 	private final TransactionOperations readOnly;
 
@@ -40,6 +44,7 @@ public class JpaPolicyStore implements PolicySource, ApiKeySource {
 		JpaRepositoryFactory factory = new JpaRepositoryFactory(entityManager);
 		this.policies = factory.getRepository(PolicyRowRepository.class);
 		this.apiKeys = factory.getRepository(ApiKeyRepository.class);
+		this.tenantPlans = factory.getRepository(TenantPlanRepository.class);
 		this.readOnly = readOnly;
 		this.migration = migration;
 	}
@@ -55,6 +60,17 @@ public class JpaPolicyStore implements PolicySource, ApiKeySource {
 	}
 
 	@Override
+	public Map<String, String> loadTenantPlans() {
+		this.migration.migrateIfPending();
+		Map<String, String> plans = this.readOnly.execute((status) -> {
+			Map<String, String> byTenant = new HashMap<>();
+			this.tenantPlans.findAllProjectedBy().forEach((entry) -> byTenant.put(entry.getProjectId(), entry.getPlan()));
+			return byTenant;
+		});
+		return (plans != null) ? plans : Map.of();
+	}
+
+	@Override
 	public List<ApiKey> loadActive(int limit) {
 		this.migration.migrateIfPending();
 		List<ApiKey> keys = this.readOnly.execute((status) -> this.apiKeys.findActive(Limit.of(limit)));
@@ -65,7 +81,7 @@ public class JpaPolicyStore implements PolicySource, ApiKeySource {
 		return new PolicyRow(String.valueOf(entity.getId()), entity.getEndpoint(), entity.getProjectId(),
 				entity.getRpsLimit(), entity.getMode(), entity.getScope(), entity.getLimitName(), entity.getAppliesTo(),
 				entity.getEndpointGroup(), entity.getLimitCount(), entity.getLimitWindow(), entity.getBurst(),
-				entity.getCounts());
+				entity.getCounts(), entity.getPlan());
 	}
 
 }

@@ -5,6 +5,7 @@ import java.util.List;
 
 import io.ratelimit.autoconfigure.jpa.model.ApiKeyEntity;
 import io.ratelimit.autoconfigure.jpa.model.PolicyRowEntity;
+import io.ratelimit.autoconfigure.jpa.model.TenantPlanEntity;
 
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.orm.jpa.persistenceunit.PersistenceManagedTypes;
@@ -17,7 +18,8 @@ import org.springframework.orm.jpa.persistenceunit.PersistenceManagedTypes;
  */
 public class RateLimitManagedTypes implements BeanPostProcessor {
 
-	static final List<String> ENTITY_CLASSES = List.of(PolicyRowEntity.class.getName(), ApiKeyEntity.class.getName());
+	static final List<String> ENTITY_CLASSES = List.of(PolicyRowEntity.class.getName(), ApiKeyEntity.class.getName(),
+			TenantPlanEntity.class.getName());
 
 	@Override
 	public Object postProcessAfterInitialization(Object bean, String beanName) {

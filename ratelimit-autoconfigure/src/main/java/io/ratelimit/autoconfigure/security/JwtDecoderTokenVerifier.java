@@ -21,14 +21,27 @@ public class JwtDecoderTokenVerifier implements TokenVerifier {
 
 	private final String tenantClaim;
 
+	private final String planClaim;
+
 	/**
-	 * Creates a verifier.
+	 * Creates a verifier that reads the plan from the {@code plan} claim.
 	 * @param decoder the application's decoder
 	 * @param tenantClaim the claim naming the tenant, e.g. {@code project_id}
 	 */
 	public JwtDecoderTokenVerifier(JwtDecoder decoder, String tenantClaim) {
+		this(decoder, tenantClaim, "plan");
+	}
+
+	/**
+	 * Creates a verifier.
+	 * @param decoder the application's decoder
+	 * @param tenantClaim the claim naming the tenant, e.g. {@code project_id}
+	 * @param planClaim the claim naming the plan, e.g. {@code plan}
+	 */
+	public JwtDecoderTokenVerifier(JwtDecoder decoder, String tenantClaim, String planClaim) {
 		this.decoder = Objects.requireNonNull(decoder, "decoder must not be null");
 		this.tenantClaim = Objects.requireNonNull(tenantClaim, "tenantClaim must not be null");
+		this.planClaim = Objects.requireNonNull(planClaim, "planClaim must not be null");
 	}
 
 	@Override
@@ -44,12 +57,18 @@ public class JwtDecoderTokenVerifier implements TokenVerifier {
 		if (subject == null || subject.isEmpty()) {
 			return null;
 		}
-		return new VerifiedToken(subject, tenantOf(jwt, this.tenantClaim), jwt.getExpiresAt());
+		return new VerifiedToken(subject, claim(jwt, this.tenantClaim), jwt.getExpiresAt(), claim(jwt, this.planClaim));
 	}
 
-	static @Nullable String tenantOf(Jwt jwt, String tenantClaim) {
-		Object tenant = jwt.getClaims().get(tenantClaim);
-		return (tenant != null) ? tenant.toString() : null;
+	/**
+	 * Reads a claim of a verified token as text.
+	 * @param jwt the verified token
+	 * @param name the claim's name
+	 * @return the claim, {@code null} if the token has none
+	 */
+	static @Nullable String claim(Jwt jwt, String name) {
+		Object value = jwt.getClaims().get(name);
+		return (value != null) ? value.toString() : null;
 	}
 
 }

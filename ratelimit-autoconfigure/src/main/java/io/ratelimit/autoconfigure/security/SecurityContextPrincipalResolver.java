@@ -13,8 +13,8 @@ import org.springframework.util.ClassUtils;
 /**
  * The principal Spring Security authenticated, for a limiter placed after its filter
  * chain: sessions, opaque tokens and basic authentication all give per-principal limits.
- * Only an authenticated, non-anonymous authentication counts. The tenant comes from the
- * configured claim when the principal is a JWT.
+ * Only an authenticated, non-anonymous authentication counts. The tenant and the plan come
+ * from the configured claims when the principal is a JWT.
  */
 public class SecurityContextPrincipalResolver implements PrincipalResolver {
 
@@ -23,8 +23,15 @@ public class SecurityContextPrincipalResolver implements PrincipalResolver {
 
 	private final String tenantClaim;
 
+	private final String planClaim;
+
 	public SecurityContextPrincipalResolver(String tenantClaim) {
+		this(tenantClaim, "plan");
+	}
+
+	public SecurityContextPrincipalResolver(String tenantClaim, String planClaim) {
 		this.tenantClaim = tenantClaim;
+		this.planClaim = planClaim;
 	}
 
 	@Override
@@ -38,12 +45,13 @@ public class SecurityContextPrincipalResolver implements PrincipalResolver {
 		if (name == null || name.isEmpty()) {
 			return null;
 		}
-		return new AuthenticatedPrincipal(name, tenantOf(authentication));
+		return new AuthenticatedPrincipal(name, claim(authentication, this.tenantClaim),
+				claim(authentication, this.planClaim));
 	}
 
-	private @Nullable String tenantOf(Authentication authentication) {
+	private static @Nullable String claim(Authentication authentication, String name) {
 		if (JWT_PRESENT && authentication.getPrincipal() instanceof org.springframework.security.oauth2.jwt.Jwt jwt) {
-			return JwtDecoderTokenVerifier.tenantOf(jwt, this.tenantClaim);
+			return JwtDecoderTokenVerifier.claim(jwt, name);
 		}
 		return null;
 	}

@@ -2,6 +2,7 @@ package io.ratelimit.autoconfigure.diagnostics;
 
 import java.math.BigDecimal;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicReference;
 
 import io.ratelimit.autoconfigure.RateLimitAutoConfiguration;
@@ -364,13 +365,53 @@ class RateLimitDiagnosticsAutoConfigurationTest {
 		});
 	}
 
+	@Test
+	void reloadWhenTenantPlanTableNamesAPlanNoRowIsForThenW015NamesThePlanOnce(CapturedOutput output) {
+		this.runner.run((context) -> {
+			table(context, DEFAULT, UNKNOWN, row("f1", "default", 2).forPlan("free"));
+			context.getBean(PolicyTable.class).tenantPlans
+				.set(Map.of("acme", "free", "globex", "fre", "initech", "fre", "hooli", "pro"));
+			ReloadablePolicies policies = context.getBean(ReloadablePolicies.class);
+			policies.reload();
+			policies.reload();
+
+			assertThat(count(output, Diagnostic.W015)).isEqualTo(2);
+			assertThat(output.getAll()).contains("puts 2 tenant(s), such as 'globex', on the plan 'fre', but no policy "
+					+ "row of rate_limit_policy is for that plan")
+				.contains("puts 1 tenant(s), such as 'hooli', on the plan 'pro'")
+				.doesNotContain("on the plan 'free'");
+		});
+	}
+
+	@Test
+	void reloadWhenPlanRowAndGlobalRowOfOneShapeThenNoW014ForTheirDifferentRequests(CapturedOutput output) {
+		this.runner.run((context) -> {
+			table(context, DEFAULT, UNKNOWN, row("f1", "default", 5).forPlan("free"));
+			context.getBean(ReloadablePolicies.class).reload();
+
+			assertThat(count(output, Diagnostic.W014)).isZero();
+		});
+	}
+
 	@Configuration(proxyBeanMethods = false)
 	@Import(ShopController.class)
 	static class ShopConfiguration {
 
 		@Bean
 		PolicySource testPolicySource(PolicyTable table) {
-			return table.rows::get;
+			return new PolicySource() {
+
+				@Override
+				public List<PolicyRow> load() {
+					return table.rows.get();
+				}
+
+				@Override
+				public Map<String, String> loadTenantPlans() {
+					return table.tenantPlans.get();
+				}
+
+			};
 		}
 
 	}
@@ -381,6 +422,8 @@ class RateLimitDiagnosticsAutoConfigurationTest {
 	static class PolicyTable {
 
 		final AtomicReference<List<PolicyRow>> rows;
+
+		final AtomicReference<Map<String, String>> tenantPlans = new AtomicReference<>(Map.of());
 
 		PolicyTable(List<PolicyRow> rows) {
 			this.rows = new AtomicReference<>(rows);

@@ -18,14 +18,16 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.postgresql.PGConnection;
 import org.postgresql.PGNotification;
 
+import org.springframework.dao.DataIntegrityViolationException;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.AbstractDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * The portable migrations plus each vendor's own: the same versions and a consistent
- * history on H2 and PostgreSQL, fresh or upgraded from version 2, and on PostgreSQL
+ * history on H2 and PostgreSQL, fresh or upgraded from version 2 or 5, and on PostgreSQL
  * triggers that announce each changing statement once, on each table's own channel.
  */
 class RateLimitSchemaMigrationVendorTest {
@@ -35,6 +37,9 @@ class RateLimitSchemaMigrationVendorTest {
 
 	@RegisterExtension
 	static final PostgresDatabase upgraded = TestPostgres.newDatabase();
+
+	@RegisterExtension
+	static final PostgresDatabase fromFive = TestPostgres.newDatabase();
 
 	@Test
 	void migrateWhenH2ThenNotifyVersionsAreRecordedAndChangeNothing() {
@@ -47,11 +52,13 @@ class RateLimitSchemaMigrationVendorTest {
 
 		assertThat(history(dataSource)).containsExactly("1 V1__create_rate_limit_tables.sql true",
 				"2 V2__add_policy_scope.sql true", "3 V3__notify_policy_changes.sql true",
-				"4 V4__notify_api_key_changes.sql true", "5 V5__layered_limits.sql true");
+				"4 V4__notify_api_key_changes.sql true", "5 V5__layered_limits.sql true", "6 V6__plans.sql true");
 		new JdbcTemplate(dataSource).update("INSERT INTO rate_limit_policy (endpoint, rps_limit) VALUES ('default', 1)");
 		new JdbcTemplate(dataSource).update("INSERT INTO rate_limit_policy (endpoint, limit_name, applies_to, limit_count, "
 				+ "limit_window, counts) VALUES ('default', 'hourly', 'API', 5000, 'PT1H', 'REQUESTS')");
 		new JdbcTemplate(dataSource).update("INSERT INTO rate_limit_api_key (key_hash, principal) VALUES ('h', 'p')");
+		new JdbcTemplate(dataSource).update("INSERT INTO rate_limit_policy (endpoint, plan, rps_limit) VALUES ('default', 'free', 1)");
+		new JdbcTemplate(dataSource).update("INSERT INTO rate_limit_tenant_plan (project_id, plan) VALUES ('acme', 'free')");
 	}
 
 	@Test
@@ -63,7 +70,7 @@ class RateLimitSchemaMigrationVendorTest {
 
 		assertThat(history(dataSource)).containsExactly("1 V1__create_rate_limit_tables.sql true",
 				"2 V2__add_policy_scope.sql true", "3 V3__notify_policy_changes.sql true",
-				"4 V4__notify_api_key_changes.sql true", "5 V5__layered_limits.sql true");
+				"4 V4__notify_api_key_changes.sql true", "5 V5__layered_limits.sql true", "6 V6__plans.sql true");
 		try (Connection listener = fresh.connect(); Connection writer = fresh.connect()) {
 			try (Statement listen = listener.createStatement()) {
 				listen.execute("LISTEN " + PolicyChangeListener.CHANNEL);
@@ -89,6 +96,50 @@ class RateLimitSchemaMigrationVendorTest {
 			assertThat(notificationsAfter(listener, writer, "TRUNCATE rate_limit_api_key")).isOne();
 			assertThat(notificationsAfter(listener, writer, "DELETE FROM rate_limit_policy")).isZero();
 		}
+		// A tenant's plan is part of the policies: its changes reload them.
+		try (Connection listener = fresh.connect(); Connection writer = fresh.connect()) {
+			try (Statement listen = listener.createStatement()) {
+				listen.execute("LISTEN " + PolicyChangeListener.CHANNEL);
+			}
+			assertThat(notificationsAfter(listener, writer, "INSERT INTO rate_limit_tenant_plan (project_id, plan) "
+					+ "VALUES ('acme', 'free'), ('globex', 'free')")).isOne();
+			assertThat(notificationsAfter(listener, writer, "UPDATE rate_limit_tenant_plan SET plan = 'pro'")).isOne();
+			assertThat(notificationsAfter(listener, writer, "DELETE FROM rate_limit_tenant_plan WHERE project_id = 'acme'"))
+				.isOne();
+			assertThat(notificationsAfter(listener, writer, "TRUNCATE rate_limit_tenant_plan")).isOne();
+			assertThat(notificationsAfter(listener, writer, "DELETE FROM rate_limit_api_key")).isZero();
+		}
+	}
+
+	@Test
+	void migrateWhenPostgresAtVersionFiveWithRowsThenPlansAreAddedAndEveryRowKeepsItsMeaning() {
+		DataSource dataSource = dataSource(fromFive);
+		Flyway.configure()
+			.dataSource(dataSource)
+			.locations(RateLimitSchemaMigration.COMMON_LOCATION, RateLimitSchemaMigration.LOCATION + "/postgresql")
+			.table(RateLimitSchemaMigration.HISTORY_TABLE)
+			.target("5")
+			.load()
+			.migrate();
+		JdbcTemplate sql = new JdbcTemplate(dataSource);
+		sql.update("INSERT INTO rate_limit_policy (endpoint, project_id, rps_limit) VALUES ('default', NULL, 3)");
+		sql.update("INSERT INTO rate_limit_policy (endpoint, project_id, rps_limit) VALUES ('default', 'acme', 9)");
+		sql.update("INSERT INTO rate_limit_api_key (key_hash, principal, project_id) VALUES ('h', 'p', 'acme')");
+
+		new RateLimitSchemaMigration(dataSource).afterPropertiesSet();
+
+		assertThat(history(dataSource)).endsWith("5 V5__layered_limits.sql true", "6 V6__plans.sql true");
+		assertThat(sql.queryForList("SELECT COALESCE(project_id, '-') || ' ' || COALESCE(plan, '-') || ' ' || rps_limit "
+				+ "FROM rate_limit_policy ORDER BY id", String.class))
+			.containsExactly("- - 3.000000", "acme - 9.000000");
+		assertThat(sql.queryForList("SELECT principal || ' ' || COALESCE(plan, '-') FROM rate_limit_api_key",
+				String.class))
+			.containsExactly("p -");
+		assertThat(sql.queryForObject("SELECT COUNT(*) FROM rate_limit_tenant_plan", Integer.class)).isZero();
+		assertThat(sql.queryForList("SELECT tgname FROM pg_trigger WHERE tgname = 'rate_limit_tenant_plan_changed'",
+				String.class)).hasSize(1);
+		// A blank plan names nothing; the table refuses it rather than let it pass unnoticed.
+		assertThatExceptionOfType(DataIntegrityViolationException.class).isThrownBy(() -> sql.update("INSERT INTO rate_limit_tenant_plan (project_id, plan) VALUES ('acme', ' ')"));
 	}
 
 	@Test
@@ -114,7 +165,7 @@ class RateLimitSchemaMigrationVendorTest {
 
 		assertThat(history(dataSource)).containsExactly("1 V1__create_rate_limit_tables.sql true",
 				"2 V2__add_policy_scope.sql true", "3 V3__notify_policy_changes.sql true",
-				"4 V4__notify_api_key_changes.sql true", "5 V5__layered_limits.sql true");
+				"4 V4__notify_api_key_changes.sql true", "5 V5__layered_limits.sql true", "6 V6__plans.sql true");
 		assertThat(new JdbcTemplate(dataSource).queryForList("SELECT tgname FROM pg_trigger WHERE tgname IN ('"
 				+ PolicyChangeListener.CHANNEL + "', '" + PolicyChangeListener.API_KEY_CHANNEL + "')", String.class))
 			.containsExactlyInAnyOrder(PolicyChangeListener.CHANNEL, PolicyChangeListener.API_KEY_CHANNEL);

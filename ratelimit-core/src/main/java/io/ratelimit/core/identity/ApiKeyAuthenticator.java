@@ -43,7 +43,8 @@ final class ApiKeyAuthenticator {
 			return null;
 		}
 		int index = directory.indexOf(this.hasher.hash(values.get(0)));
-		return (index >= 0) ? new AuthenticatedPrincipal(directory.principal(index), directory.tenant(index)) : null;
+		return (index >= 0) ? new AuthenticatedPrincipal(directory.principal(index), directory.tenant(index),
+				directory.plan(index)) : null;
 	}
 
 	/**

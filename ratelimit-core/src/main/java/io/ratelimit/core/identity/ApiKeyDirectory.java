@@ -15,10 +15,11 @@ import org.jspecify.annotations.Nullable;
 /**
  * The active API keys of one load, immutable, in a layout sized for a hundred thousand
  * keys and more: each key's 32-byte keyed hash in a {@code long[]}, its owner as an
- * {@code int} index into principal and tenant arrays that keys of one owner share, and an
+ * {@code int} index into principal, tenant and plan arrays that keys of one owner share, and an
  * open-addressing table of {@code int} slots at most half full. That is 44 to 52 bytes per
- * key, and per owner 8 bytes plus the principal's {@code String} (about 40 bytes and its
- * length; tenants are shared), where a map of hex strings to records would take about 250.
+ * key, and per owner 12 bytes plus the principal's {@code String} (about 40 bytes and its
+ * length; tenants and plans are shared), where a map of hex strings to records would take
+ * about 250.
  * <p>
  * A key's hash is an HMAC under a secret the client does not know, so its first eight
  * bytes are as good a table position as any hash function would give, and an attacker
@@ -27,7 +28,7 @@ import org.jspecify.annotations.Nullable;
 final class ApiKeyDirectory {
 
 	static final ApiKeyDirectory EMPTY = new ApiKeyDirectory(new long[0], new int[0], new String[0],
-			new @Nullable String[0], new int[1], 0);
+			new @Nullable String[0], new @Nullable String[0], new int[1], 0);
 
 	/** Length of an HMAC-SHA256 in bytes; four longs. */
 	static final int HASH_BYTES = 32;
@@ -42,17 +43,20 @@ final class ApiKeyDirectory {
 
 	private final @Nullable String[] tenants;
 
+	private final @Nullable String[] plans;
+
 	// Index + 1 of the key in each slot; 0 is an empty slot.
 	private final int[] slots;
 
 	private final int skipped;
 
-	private ApiKeyDirectory(long[] hashes, int[] owners, String[] principals, @Nullable String[] tenants, int[] slots,
-			int skipped) {
+	private ApiKeyDirectory(long[] hashes, int[] owners, String[] principals, @Nullable String[] tenants,
+			@Nullable String[] plans, int[] slots, int skipped) {
 		this.hashes = hashes;
 		this.owners = owners;
 		this.principals = principals;
 		this.tenants = tenants;
+		this.plans = plans;
 		this.slots = slots;
 		this.skipped = skipped;
 	}
@@ -87,21 +91,23 @@ final class ApiKeyDirectory {
 			for (int i = 0; i < 4; i++) {
 				hashes[count * 4 + i] = (long) LONGS.get(hash, i * 8);
 			}
-			owners[count] = ownerIndex.computeIfAbsent(new Owner(key.principal(), key.tenant()),
+			owners[count] = ownerIndex.computeIfAbsent(new Owner(key.principal(), key.tenant(), key.plan()),
 					(owner) -> ownerIndex.size());
 			count++;
 			slots[slot] = count;
 		}
 		String[] principals = new String[ownerIndex.size()];
 		@Nullable String[] tenants = new @Nullable String[ownerIndex.size()];
-		Map<String, String> sharedTenants = new HashMap<>();
+		@Nullable String[] plans = new @Nullable String[ownerIndex.size()];
+		Map<String, String> shared = new HashMap<>();
 		ownerIndex.forEach((owner, index) -> {
 			principals[index] = owner.principal();
-			tenants[index] = (owner.tenant() != null) ? sharedTenants.computeIfAbsent(owner.tenant(), (t) -> t) : null;
+			tenants[index] = (owner.tenant() != null) ? shared.computeIfAbsent(owner.tenant(), (t) -> t) : null;
+			plans[index] = (owner.plan() != null) ? shared.computeIfAbsent(owner.plan(), (p) -> p) : null;
 		});
 		long[] packedHashes = (count * 4 == hashes.length) ? hashes : Arrays.copyOf(hashes, count * 4);
 		int[] packedOwners = (count == owners.length) ? owners : Arrays.copyOf(owners, count);
-		return new ApiKeyDirectory(packedHashes, packedOwners, principals, tenants, slots, skipped);
+		return new ApiKeyDirectory(packedHashes, packedOwners, principals, tenants, plans, slots, skipped);
 	}
 
 	/**
@@ -130,6 +136,15 @@ final class ApiKeyDirectory {
 	 */
 	@Nullable String tenant(int index) {
 		return this.tenants[this.owners[index]];
+	}
+
+	/**
+	 * Returns the plan of the key at {@code index}.
+	 * @param index an index returned by {@link #indexOf}
+	 * @return the plan of the key's row, {@code null} if it names none
+	 */
+	@Nullable String plan(int index) {
+		return this.plans[this.owners[index]];
 	}
 
 	/**
@@ -192,7 +207,7 @@ final class ApiKeyDirectory {
 		return HexFormat.of().parseHex(hex);
 	}
 
-	private record Owner(String principal, @Nullable String tenant) {
+	private record Owner(String principal, @Nullable String tenant, @Nullable String plan) {
 
 		Owner {
 			Objects.requireNonNull(principal, "principal must not be null");

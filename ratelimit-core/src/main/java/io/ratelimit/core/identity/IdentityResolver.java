@@ -61,18 +61,19 @@ public final class IdentityResolver {
 		NetworkIdentity network = network(request);
 		AuthenticatedPrincipal principal = authenticatedPrincipal(request);
 		if (principal != null) {
-			return new Identity(Identity.Source.AUTHENTICATED, principal.name(), principal.tenant(), network);
+			return new Identity(Identity.Source.AUTHENTICATED, principal.name(), principal.tenant(), network,
+					principal.plan());
 		}
 		if (this.tokens != null) {
 			VerifiedToken token = this.tokens.authenticate(request.headers(TokenAuthenticator.AUTHORIZATION));
 			if (token != null) {
-				return new Identity(Identity.Source.TOKEN, token.subject(), token.tenant(), network);
+				return new Identity(Identity.Source.TOKEN, token.subject(), token.tenant(), network, token.plan());
 			}
 		}
 		if (this.apiKeys != null) {
 			AuthenticatedPrincipal key = this.apiKeys.authenticate(request.headers(this.apiKeys.headerName()));
 			if (key != null) {
-				return new Identity(Identity.Source.API_KEY, key.name(), key.tenant(), network);
+				return new Identity(Identity.Source.API_KEY, key.name(), key.tenant(), network, key.plan());
 			}
 		}
 		return Identity.anonymous(network);

@@ -12,11 +12,12 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The layered limits of a snapshot, resolved per limit name: for each name, the same fixed
- * chain as an endpoint's own limit, {@code (template, tenant) -> (template, global) ->
- * (default, tenant) -> (default, global)}, but without a built-in fallback (a layered limit
- * no row gives a request does not apply to it). Group and API-wide limits have
- * {@code default} rows only, so their chain is the last two links. A limit resolved to a row
- * of mode {@code OFF} does not apply either: that is how one tenant is exempted.
+ * chain as an endpoint's own limit, {@code (template, tenant) -> (template, plan) ->
+ * (template, global) -> (default, tenant) -> (default, plan) -> (default, global)}, but
+ * without a built-in fallback (a layered limit no row gives a request does not apply to
+ * it). Group and API-wide limits have {@code default} rows only, so their chain is the last
+ * three links. A limit resolved to a row of mode {@code OFF} does not apply either: that is
+ * how one tenant, or every tenant of a plan, is exempted.
  */
 final class LayeredLimits {
 
@@ -51,13 +52,14 @@ final class LayeredLimits {
 	/**
 	 * Returns the layered limits that apply to a request, in a stable order.
 	 */
-	List<Policy> resolve(EndpointTemplate endpoint, @Nullable String tenant, EndpointGroups groups) {
+	List<Policy> resolve(EndpointTemplate endpoint, @Nullable String tenant, @Nullable String plan,
+			EndpointGroups groups) {
 		List<Policy> applied = null;
 		for (NamedLimit limit : this.limits) {
 			if (!limit.counts(endpoint, groups)) {
 				continue;
 			}
-			Policy policy = limit.find(endpoint, tenant);
+			Policy policy = limit.find(endpoint, tenant, plan);
 			if (policy != null && policy.mode() != PolicyMode.OFF) {
 				if (applied == null) {
 					applied = new ArrayList<>(this.limits.size());
@@ -73,7 +75,8 @@ final class LayeredLimits {
 	 * tried and the row found, {@code OFF} rows included; limits no row gives the request
 	 * are left out.
 	 */
-	List<PolicyResolution> explain(EndpointTemplate endpoint, @Nullable String tenant, EndpointGroups groups) {
+	List<PolicyResolution> explain(EndpointTemplate endpoint, @Nullable String tenant, @Nullable String plan,
+			EndpointGroups groups) {
 		List<PolicyResolution> resolutions = new ArrayList<>();
 		for (NamedLimit limit : this.limits) {
 			if (!limit.counts(endpoint, groups)) {
@@ -83,13 +86,13 @@ final class LayeredLimits {
 			Policy found = null;
 			Candidates own = limit.byEndpoint.get(endpoint);
 			if (own != null || limit.target == LimitTarget.ENDPOINT) {
-				found = PolicySnapshot.walk(chain, endpoint, tenant, (own != null) ? own : new Candidates());
+				found = PolicySnapshot.walk(chain, endpoint, tenant, plan, (own != null) ? own : new Candidates());
 			}
 			if (found == null) {
-				found = PolicySnapshot.walk(chain, EndpointTemplate.DEFAULT, tenant, limit.defaults);
+				found = PolicySnapshot.walk(chain, EndpointTemplate.DEFAULT, tenant, plan, limit.defaults);
 			}
 			if (found != null) {
-				resolutions.add(new PolicyResolution(endpoint, tenant, chain, found));
+				resolutions.add(new PolicyResolution(endpoint, tenant, chain, found, plan));
 			}
 		}
 		return resolutions;
@@ -126,10 +129,10 @@ final class LayeredLimits {
 			return this.target != LimitTarget.GROUP || groups.contains(Objects.requireNonNull(this.group), endpoint);
 		}
 
-		@Nullable Policy find(EndpointTemplate endpoint, @Nullable String tenant) {
+		@Nullable Policy find(EndpointTemplate endpoint, @Nullable String tenant, @Nullable String plan) {
 			Candidates own = this.byEndpoint.get(endpoint);
-			Policy policy = (own != null) ? own.find(tenant) : null;
-			return (policy != null) ? policy : this.defaults.find(tenant);
+			Policy policy = (own != null) ? own.find(tenant, plan) : null;
+			return (policy != null) ? policy : this.defaults.find(tenant, plan);
 		}
 
 	}

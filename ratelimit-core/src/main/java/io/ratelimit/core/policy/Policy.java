@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A validated limit: an endpoint (a template, {@code default} or {@code UNKNOWN}), for one
- * tenant or globally, at a rate in requests per second.
+ * tenant, for one plan or globally, at a rate in requests per second.
  * <p>
  * A policy without a {@linkplain #limitName() limit name} is its endpoint's own limit, the
  * one every request has. A named policy is a layered limit: one more bucket the request is
@@ -30,6 +30,8 @@ public final class Policy {
 	private final EndpointTemplate endpoint;
 
 	private final @Nullable String tenant;
+
+	private final @Nullable String plan;
 
 	private final BigDecimal rps;
 
@@ -86,6 +88,32 @@ public final class Policy {
 	public Policy(EndpointTemplate endpoint, @Nullable String tenant, BigDecimal rps, PolicyMode mode,
 			PolicyScope scope, BucketLimits limits, String origin, @Nullable String limitName, LimitTarget target,
 			@Nullable String group, LimitUnit unit) {
+		this(endpoint, tenant, rps, mode, scope, limits, origin, limitName, target, group, unit, null);
+	}
+
+	/**
+	 * Creates a policy that may be for a plan.
+	 * @param endpoint the endpoint the policy is written for, {@code default} for a group or
+	 * API-wide limit
+	 * @param tenant the tenant, {@code null} for a plan's or a global policy
+	 * @param rps the sustained rate in requests per second
+	 * @param mode what happens to requests over the limit
+	 * @param scope where the policy's buckets live
+	 * @param limits the bucket shape
+	 * @param origin where the policy comes from: {@code row <id>} or {@code built-in}
+	 * @param limitName the layered limit's name, {@code null} for the endpoint's own limit
+	 * @param target which requests share a bucket
+	 * @param group the group of a {@link LimitTarget#GROUP} limit, else {@code null}
+	 * @param unit what a request costs
+	 * @param plan the plan, {@code null} for a tenant's or a global policy
+	 */
+	public Policy(EndpointTemplate endpoint, @Nullable String tenant, BigDecimal rps, PolicyMode mode,
+			PolicyScope scope, BucketLimits limits, String origin, @Nullable String limitName, LimitTarget target,
+			@Nullable String group, LimitUnit unit, @Nullable String plan) {
+		if (tenant != null && plan != null) {
+			throw new IllegalArgumentException("A policy is for a tenant or a plan, not both: " + tenant + ", " + plan);
+		}
+		this.plan = plan;
 		this.limitName = limitName;
 		this.target = Objects.requireNonNull(target, "target must not be null");
 		this.group = group;
@@ -121,6 +149,14 @@ public final class Policy {
 	 */
 	public @Nullable String tenant() {
 		return this.tenant;
+	}
+
+	/**
+	 * Returns the plan of the policy.
+	 * @return the plan, {@code null} for a tenant's or a global policy
+	 */
+	public @Nullable String plan() {
+		return this.plan;
 	}
 
 	/**
@@ -256,7 +292,7 @@ public final class Policy {
 	@Override
 	public boolean equals(@Nullable Object other) {
 		return (this == other) || (other instanceof Policy that && this.endpoint.equals(that.endpoint)
-				&& Objects.equals(this.tenant, that.tenant) && this.rps.equals(that.rps) && this.mode == that.mode
+				&& Objects.equals(this.tenant, that.tenant) && Objects.equals(this.plan, that.plan) && this.rps.equals(that.rps) && this.mode == that.mode
 				&& this.scope == that.scope && this.limits.equals(that.limits) && this.origin.equals(that.origin)
 				&& Objects.equals(this.limitName, that.limitName) && this.target == that.target
 				&& Objects.equals(this.group, that.group) && this.unit == that.unit);
@@ -264,13 +300,14 @@ public final class Policy {
 
 	@Override
 	public int hashCode() {
-		return Objects.hash(this.endpoint, this.tenant, this.rps, this.mode, this.scope, this.limits, this.origin,
+		return Objects.hash(this.endpoint, this.tenant, this.plan, this.rps, this.mode, this.scope, this.limits, this.origin,
 				this.limitName, this.target, this.group, this.unit);
 	}
 
 	@Override
 	public String toString() {
-		return "Policy[endpoint=" + this.endpoint + ", tenant=" + this.tenant + ", rps=" + this.rps + ", mode="
+		return "Policy[endpoint=" + this.endpoint + ", tenant=" + this.tenant
+				+ ((this.plan != null) ? ", plan=" + this.plan : "") + ", rps=" + this.rps + ", mode="
 				+ this.mode + ", scope=" + this.scope + ", limits=" + this.limits + ", origin=" + this.origin
 				+ ((this.limitName != null) ? ", limit=" + this.limitName + ", target=" + this.target
 						+ ((this.group != null) ? " " + this.group : "") + ", counts=" + this.unit : "")

@@ -8,6 +8,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * One row of the {@code rate_limit_policy} table exactly as stored, before validation.
  * Every column may be wrong; {@link PolicySnapshot} decides which rows become policies.
+ * A row is for one tenant ({@code project_id}), for one plan, or for everyone.
  * <p>
  * A row states its rate either as {@code rps_limit} (with the configured burst factor, as
  * every row did before layered limits) or as {@code limit_count} per {@code limit_window}
@@ -31,14 +32,40 @@ import org.jspecify.annotations.Nullable;
  * @param burst the most a full bucket holds; {@code null} means the count
  * @param counts {@code POINTS} (the endpoint's weight) or {@code REQUESTS}; {@code null}
  * means points
+ * @param plan the plan the row is for; {@code null} unless the row targets a plan. A row
+ * targets a tenant, a plan, or everyone: never both a tenant and a plan
  */
 public record PolicyRow(String id, @Nullable String endpoint, @Nullable String tenant, @Nullable BigDecimal rpsLimit,
 		@Nullable String mode, @Nullable String scope, @Nullable String limitName, @Nullable String appliesTo,
 		@Nullable String group, @Nullable Long limitCount, @Nullable String limitWindow, @Nullable Long burst,
-		@Nullable String counts) {
+		@Nullable String counts, @Nullable String plan) {
 
 	public PolicyRow {
 		Objects.requireNonNull(id, "id must not be null");
+	}
+
+	/**
+	 * Creates a row for a tenant or everyone, as every row was before plans.
+	 * @param id the row's identifier
+	 * @param endpoint the endpoint template, {@code default} or {@code UNKNOWN}
+	 * @param tenant the tenant, {@code null} for a global policy
+	 * @param rpsLimit requests per second, {@code null} when the row counts per window
+	 * @param mode the mode, {@code null} means enforce
+	 * @param scope the scope, {@code null} means local
+	 * @param limitName the layered limit's name, {@code null} for the endpoint's own limit
+	 * @param appliesTo {@code ENDPOINT}, {@code GROUP} or {@code API}
+	 * @param group the group of a {@code GROUP} limit
+	 * @param limitCount the points or requests allowed per window
+	 * @param limitWindow the window, an ISO-8601 duration
+	 * @param burst the most a full bucket holds
+	 * @param counts {@code POINTS} or {@code REQUESTS}
+	 */
+	public PolicyRow(String id, @Nullable String endpoint, @Nullable String tenant, @Nullable BigDecimal rpsLimit,
+			@Nullable String mode, @Nullable String scope, @Nullable String limitName, @Nullable String appliesTo,
+			@Nullable String group, @Nullable Long limitCount, @Nullable String limitWindow, @Nullable Long burst,
+			@Nullable String counts) {
+		this(id, endpoint, tenant, rpsLimit, mode, scope, limitName, appliesTo, group, limitCount, limitWindow, burst,
+				counts, null);
 	}
 
 	/**
@@ -52,7 +79,7 @@ public record PolicyRow(String id, @Nullable String endpoint, @Nullable String t
 	 */
 	public PolicyRow(String id, @Nullable String endpoint, @Nullable String tenant, @Nullable BigDecimal rpsLimit,
 			@Nullable String mode, @Nullable String scope) {
-		this(id, endpoint, tenant, rpsLimit, mode, scope, null, null, null, null, null, null, null);
+		this(id, endpoint, tenant, rpsLimit, mode, scope, null, null, null, null, null, null, null, null);
 	}
 
 	/**
@@ -84,7 +111,17 @@ public record PolicyRow(String id, @Nullable String endpoint, @Nullable String t
 	public static PolicyRow layered(String id, String endpoint, @Nullable String tenant, String limitName,
 			String appliesTo, @Nullable String group, long limitCount, String limitWindow, String counts) {
 		return new PolicyRow(id, endpoint, tenant, null, null, null, limitName, appliesTo, group, limitCount,
-				limitWindow, null, counts);
+				limitWindow, null, counts, null);
+	}
+
+	/**
+	 * Returns this row for a plan instead of a tenant or everyone.
+	 * @param plan the plan the row is for
+	 * @return a row like this one, for the plan
+	 */
+	public PolicyRow forPlan(@Nullable String plan) {
+		return new PolicyRow(this.id, this.endpoint, this.tenant, this.rpsLimit, this.mode, this.scope, this.limitName,
+				this.appliesTo, this.group, this.limitCount, this.limitWindow, this.burst, this.counts, plan);
 	}
 
 }

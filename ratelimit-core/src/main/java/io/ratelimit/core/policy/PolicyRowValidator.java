@@ -18,7 +18,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Turns policy rows into policies, rejecting each bad row with the reason. A bad row never
- * stops the others, and duplicates (same endpoint, tenant and limit name) resolve to the
+ * stops the others, and duplicates (same endpoint, tenant or plan, and limit name) resolve to the
  * strictest row, so a mistake in the table can make a limit tighter but never looser. All
  * rows of one limit name must agree on what the limit applies to, since that decides whose
  * requests share its buckets; a row that disagrees with the first one is rejected.
@@ -31,6 +31,9 @@ final class PolicyRowValidator {
 
 	/** The longest name a layered limit may have: it is sent in every response. */
 	static final int MAXIMUM_NAME_LENGTH = 64;
+
+	/** The longest plan name: the length of the plan columns. */
+	static final int MAXIMUM_PLAN_LENGTH = 64;
 
 	/** The longest window a bucket counts over. */
 	static final Duration MAXIMUM_WINDOW = Duration.ofDays(31);
@@ -92,7 +95,7 @@ final class PolicyRowValidator {
 		BigDecimal rps = (row.rpsLimit() != null) ? row.rpsLimit() : limits.rps();
 		Policy policy = new Policy(endpoint, row.tenant(), rps, mode, scope, limits, "row " + row.id(),
 				blankToNull(row.limitName()), Objects.requireNonNull(LimitTarget.parse(row.appliesTo())),
-				blankToNull(row.group()), Objects.requireNonNull(LimitUnit.parse(row.counts())));
+				blankToNull(row.group()), Objects.requireNonNull(LimitUnit.parse(row.counts())), row.plan());
 		String conflict = conflict(policy);
 		if (conflict != null) {
 			this.rejected.add(new RejectedRow(row, conflict));
@@ -150,6 +153,10 @@ final class PolicyRowValidator {
 			return "UNKNOWN policies are global (unknown endpoints are limited by network identity alone), "
 					+ "so project_id must be NULL";
 		}
+		String planProblem = planProblem(row, endpoint);
+		if (planProblem != null) {
+			return planProblem;
+		}
 		String layerProblem = layerProblem(row, endpoint);
 		if (layerProblem != null) {
 			return layerProblem;
@@ -166,6 +173,28 @@ final class PolicyRowValidator {
 		}
 		if (PolicyScope.parse(row.scope()) == null) {
 			return "scope must be LOCAL, GLOBAL or GLOBAL_BATCHED, but was '" + row.scope() + "'";
+		}
+		return null;
+	}
+
+	private static @Nullable String planProblem(PolicyRow row, EndpointTemplate endpoint) {
+		String plan = row.plan();
+		if (plan == null) {
+			return null;
+		}
+		if (plan.isBlank()) {
+			return "plan must be NULL or name a plan, but was blank";
+		}
+		if (plan.length() > MAXIMUM_PLAN_LENGTH) {
+			return "plan must be at most " + MAXIMUM_PLAN_LENGTH + " characters";
+		}
+		if (row.tenant() != null) {
+			return "a row is for a tenant (project_id) or for a plan, not both: project_id '" + row.tenant()
+					+ "' overrides its plan with a row of its own, without plan";
+		}
+		if (endpoint.isUnknown()) {
+			return "UNKNOWN policies are global (unknown endpoints are limited by network identity alone), "
+					+ "so plan must be NULL";
 		}
 		return null;
 	}
@@ -249,7 +278,7 @@ final class PolicyRowValidator {
 
 	private void keepStricter(Accepted candidate) {
 		PolicyKey key = new PolicyKey(candidate.policy().endpoint(), candidate.policy().tenant(),
-				candidate.policy().limitName());
+				candidate.policy().plan(), candidate.policy().limitName());
 		Accepted existing = this.byKey.get(key);
 		if (existing == null) {
 			this.byKey.put(key, candidate);
@@ -259,15 +288,20 @@ final class PolicyRowValidator {
 		Accepted looser = (stricter == candidate) ? existing : candidate;
 		this.byKey.put(key, stricter);
 		this.rejected.add(new RejectedRow(looser.row(), "duplicate of row " + stricter.row().id()
-				+ ((key.limitName() == null) ? " for the same endpoint and project_id"
-						: " for the same endpoint, project_id and limit_name")
+				+ ((key.limitName() == null) ? " for the same endpoint and " + owner(key)
+						: " for the same endpoint, " + owner(key) + " and limit_name")
 				+ "; the stricter row " + stricter.row().id() + " applies"));
+	}
+
+	private static String owner(PolicyKey key) {
+		return (key.plan() != null) ? "plan" : "project_id";
 	}
 
 	private record Accepted(PolicyRow row, Policy policy) {
 	}
 
-	record PolicyKey(EndpointTemplate endpoint, @Nullable String tenant, @Nullable String limitName) {
+	record PolicyKey(EndpointTemplate endpoint, @Nullable String tenant, @Nullable String plan,
+			@Nullable String limitName) {
 	}
 
 }

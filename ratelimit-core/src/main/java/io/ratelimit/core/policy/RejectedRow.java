@@ -12,6 +12,7 @@ public record RejectedRow(PolicyRow row, String reason) {
 	@Override
 	public String toString() {
 		return "row " + this.row.id() + " (" + this.row.endpoint() + ", project_id=" + this.row.tenant()
+				+ ((this.row.plan() != null) ? ", plan=" + this.row.plan() : "")
 				+ ((this.row.limitName() != null) ? ", limit_name=" + this.row.limitName() : "") + "): " + this.reason;
 	}
 

@@ -98,7 +98,8 @@ public final class ReloadablePolicies {
 	}
 
 	/**
-	 * Reads every row and swaps in the new snapshot. On failure the current snapshot stays.
+	 * Reads every row and the tenants' plans, and swaps in the new snapshot. On failure the
+	 * current snapshot stays.
 	 * @return the outcome
 	 */
 	public PolicyReloadResult reload() {
@@ -115,7 +116,8 @@ public final class ReloadablePolicies {
 
 	private PolicyReloadResult load() {
 		try {
-			PolicySnapshot next = PolicySnapshot.of(this.source.load(), this.settings, this.current.version() + 1, now());
+			PolicySnapshot next = PolicySnapshot.of(this.source.load(), this.source.loadTenantPlans(), this.settings,
+					this.current.version() + 1, now());
 			this.current = next;
 			this.lastFailure = null;
 			next.rejected()

@@ -188,4 +188,112 @@ class PolicySnapshotTest {
 		assertThat(snapshot.explainLayered(USERS, "acme")).isEmpty();
 	}
 
+	/** The chain with plan links: each row a distinct rate, plan rows for {@code free}. */
+	private static final List<PolicyRow> PLAN_CHAIN = List.of(
+			row("1", "GET /api/users/*", "acme", "1"),
+			row("2", "GET /api/users/*", null, "2").forPlan("free"),
+			row("3", "GET /api/users/*", null, "3"),
+			row("4", "default", "acme", "4"),
+			row("5", "default", null, "5").forPlan("free"),
+			row("6", "default", null, "6"));
+
+	private static PolicySnapshot planChainWithout(String... ids) {
+		List<PolicyRow> rows = new ArrayList<>(PLAN_CHAIN);
+		rows.removeIf((row) -> Arrays.asList(ids).contains(row.id()));
+		return snapshot(rows);
+	}
+
+	@Test
+	void resolveWithPlanWhenEveryLinkPresentThenTenantThenPlanThenGlobalPerEndpointThenDefault() {
+		assertThat(planChainWithout().resolve(USERS, "acme", "free").origin()).isEqualTo("row 1");
+		assertThat(planChainWithout("1").resolve(USERS, "acme", "free").origin()).isEqualTo("row 2");
+		assertThat(planChainWithout("1", "2").resolve(USERS, "acme", "free").origin()).isEqualTo("row 3");
+		assertThat(planChainWithout("1", "2", "3").resolve(USERS, "acme", "free").origin()).isEqualTo("row 4");
+		assertThat(planChainWithout("1", "2", "3", "4").resolve(USERS, "acme", "free").origin()).isEqualTo("row 5");
+		assertThat(planChainWithout("1", "2", "3", "4", "5").resolve(USERS, "acme", "free").origin())
+			.isEqualTo("row 6");
+		assertThat(planChainWithout("1", "2", "3", "4", "5", "6").resolve(USERS, "acme", "free").isBuiltIn()).isTrue();
+	}
+
+	@Test
+	void resolveWhenRequestHasNoPlanOrAnotherPlanThenPlanRowsNeverApply() {
+		PolicySnapshot snapshot = planChainWithout("1", "4");
+
+		assertThat(snapshot.resolve(USERS, "globex").origin()).isEqualTo("row 3");
+		assertThat(snapshot.resolve(USERS, "globex", "pro").origin()).isEqualTo("row 3");
+		assertThat(snapshot.resolve(ORDERS, null, "pro").origin()).isEqualTo("row 6");
+		assertThat(snapshot.resolve(ORDERS, null, "free").origin()).isEqualTo("row 5");
+		assertThat(snapshot.resolve(EndpointTemplate.UNKNOWN, null, "free").isBuiltIn()).isTrue();
+	}
+
+	@Test
+	void explainWithPlanThenListsThePlanLinksAndAgreesWithResolve() {
+		PolicySnapshot snapshot = planChainWithout("1", "2", "3", "4");
+
+		PolicyResolution resolution = snapshot.explain(USERS, "acme", "free");
+
+		assertThat(resolution.plan()).isEqualTo("free");
+		assertThat(resolution.chain()).extracting((link) -> link.endpoint() + "|" + link.tenant() + "|" + link.plan()
+				+ "|" + ((link.found() != null) ? link.found().origin() : "none"))
+			.containsExactly("GET /api/users/*|acme|null|none", "GET /api/users/*|null|free|none",
+					"GET /api/users/*|null|null|none", "default|acme|null|none", "default|null|free|row 5");
+		assertThat(resolution.policy()).isSameAs(snapshot.resolve(USERS, "acme", "free"));
+	}
+
+	@Test
+	void explainWithPlanAgreesWithResolveForEveryCombination() {
+		for (int mask = 0; mask < 64; mask++) {
+			List<PolicyRow> rows = new ArrayList<>();
+			for (int i = 0; i < PLAN_CHAIN.size(); i++) {
+				if ((mask & (1 << i)) != 0) {
+					rows.add(PLAN_CHAIN.get(i));
+				}
+			}
+			PolicySnapshot snapshot = snapshot(rows);
+			for (EndpointTemplate endpoint : List.of(USERS, ORDERS)) {
+				for (String tenant : Arrays.asList("acme", "globex", null)) {
+					for (String plan : Arrays.asList("free", "pro", null)) {
+						assertThat(snapshot.explain(endpoint, tenant, plan).policy())
+							.as("rows %s, %s, %s, %s", rows, endpoint, tenant, plan)
+							.isSameAs(snapshot.resolve(endpoint, tenant, plan));
+					}
+				}
+			}
+		}
+	}
+
+	@Test
+	void resolveLayeredWithPlanThenPlanRowBetweenTenantAndGlobalAndOffSwitchesTheLimitOff() {
+		PolicySnapshot snapshot = snapshot(List.of(
+				PolicyRow.layered("1", "default", null, "daily", "API", null, 1000, "P1D", "REQUESTS"),
+				PolicyRow.layered("2", "default", null, "daily", "API", null, 100000, "P1D", "REQUESTS").forPlan("pro"),
+				new PolicyRow("3", "default", null, null, "OFF", null, "daily", "API", null, 1L, "P1D", null,
+						"REQUESTS", "enterprise"),
+				PolicyRow.layered("4", "default", "acme", "daily", "API", null, 5000, "P1D", "REQUESTS")));
+
+		assertThat(snapshot.resolveLayered(USERS, "globex", "pro")).extracting(Policy::origin).containsExactly("row 2");
+		assertThat(snapshot.resolveLayered(USERS, "acme", "pro")).extracting(Policy::origin).containsExactly("row 4");
+		assertThat(snapshot.resolveLayered(USERS, "acme", "enterprise")).extracting(Policy::origin)
+			.containsExactly("row 4");
+		assertThat(snapshot.resolveLayered(USERS, "globex", "enterprise")).isEmpty();
+		assertThat(snapshot.resolveLayered(USERS, null, null)).extracting(Policy::origin).containsExactly("row 1");
+		assertThat(snapshot.explainLayered(USERS, "globex", "enterprise")).singleElement()
+			.satisfies((resolution) -> assertThat(resolution.chain())
+				.extracting(PolicyResolution.Link::tenant, PolicyResolution.Link::plan)
+				.containsExactly(tuple("globex", null), tuple(null, "enterprise")));
+	}
+
+	@Test
+	void planOfWhenTheTableNamesTheTenantThenItOutranksTheCredentialsPlan() {
+		PolicySnapshot snapshot = PolicySnapshot.of(List.of(), Map.of("acme", "free", "blank", " "), SETTINGS, 1,
+				Instant.EPOCH);
+
+		assertThat(snapshot.planOf("acme", "pro")).isEqualTo("free");
+		assertThat(snapshot.planOf("globex", "pro")).isEqualTo("pro");
+		assertThat(snapshot.planOf("globex", null)).isNull();
+		assertThat(snapshot.planOf("blank", "pro")).isEqualTo("pro");
+		assertThat(snapshot.planOf(null, null)).isNull();
+		assertThat(snapshot.tenantPlans()).containsExactly(Map.entry("acme", "free"));
+	}
+
 }

@@ -203,4 +203,43 @@ class PolicyValidationTest {
 			.isEqualTo("duplicate of row 2 for the same endpoint, project_id and limit_name; the stricter row 2 applies"));
 	}
 
+	@ParameterizedTest(name = "[{index}] {0} / {1} / {2}")
+	@CsvSource(delimiter = '|', nullValues = "NULL", textBlock = """
+			GET /api/users/* | acme | free | a row is for a tenant (project_id) or for a plan, not both
+			GET /api/users/* | NULL | ' '  | plan must be NULL or name a plan, but was blank
+			UNKNOWN          | NULL | free | UNKNOWN policies are global (unknown endpoints are limited by network identity alone), so plan must be NULL
+			""")
+	void ofWhenPlanColumnIsInvalidThenRejectedWithReason(String endpoint, String tenant, String plan, String reason) {
+		PolicyRow bad = new PolicyRow("13", endpoint, tenant, new BigDecimal("5"), null).forPlan(plan);
+
+		PolicySnapshot snapshot = PolicySnapshot.of(List.of(bad), SETTINGS, 1, Instant.EPOCH);
+
+		assertThat(snapshot.rejected()).singleElement().satisfies((rejected) -> {
+			assertThat(rejected.reason()).startsWith(reason);
+			assertThat(rejected.toString()).contains("plan=" + plan);
+		});
+		assertThat(snapshot.policies()).isEmpty();
+	}
+
+	@Test
+	void ofWhenPlanNameIsTooLongThenRejected() {
+		PolicyRow bad = new PolicyRow("1", "default", null, new BigDecimal("5"), null).forPlan("p".repeat(65));
+
+		assertThat(PolicySnapshot.of(List.of(bad), SETTINGS, 1, Instant.EPOCH).rejected()).singleElement()
+			.satisfies((rejected) -> assertThat(rejected.reason()).isEqualTo("plan must be at most 64 characters"));
+	}
+
+	@Test
+	void ofWhenDuplicatePlanRowsThenStricterAppliesAndAPlanRowIsNoDuplicateOfTheGlobalOne() {
+		PolicySnapshot snapshot = PolicySnapshot.of(List.of(
+				new PolicyRow("1", "default", null, new BigDecimal("10"), null).forPlan("free"),
+				new PolicyRow("2", "default", null, new BigDecimal("5"), null).forPlan("free"),
+				new PolicyRow("3", "default", null, new BigDecimal("20"), null)), SETTINGS, 1, Instant.EPOCH);
+
+		assertThat(snapshot.policies()).extracting(Policy::origin).containsExactly("row 2", "row 3");
+		assertThat(snapshot.policies().get(0).plan()).isEqualTo("free");
+		assertThat(snapshot.rejected()).singleElement().satisfies((rejected) -> assertThat(rejected.reason())
+			.isEqualTo("duplicate of row 2 for the same endpoint and plan; the stricter row 2 applies"));
+	}
+
 }

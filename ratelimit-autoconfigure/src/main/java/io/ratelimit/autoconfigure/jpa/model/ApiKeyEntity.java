@@ -28,6 +28,9 @@ public class ApiKeyEntity {
 	@Column(name = "active")
 	private boolean active;
 
+	@Column(name = "plan")
+	private @Nullable String plan;
+
 	protected ApiKeyEntity() {
 	}
 

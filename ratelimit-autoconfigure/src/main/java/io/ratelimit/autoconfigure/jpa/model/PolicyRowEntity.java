@@ -55,6 +55,9 @@ public class PolicyRowEntity {
 	@Column(name = "counts")
 	private @Nullable String counts;
 
+	@Column(name = "plan")
+	private @Nullable String plan;
+
 	protected PolicyRowEntity() {
 	}
 
@@ -108,6 +111,10 @@ public class PolicyRowEntity {
 
 	public @Nullable String getCounts() {
 		return this.counts;
+	}
+
+	public @Nullable String getPlan() {
+		return this.plan;
 	}
 
 }

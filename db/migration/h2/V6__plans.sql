@@ -1,0 +1,16 @@
+-- Plans: a tenant belongs to a plan, and a policy row may be for a plan as well as for a
+-- tenant or for everyone. Every existing row keeps its meaning: its plan is NULL.
+--
+--   rate_limit_policy.plan       NULL, or the plan the row is for; then project_id is NULL
+--                                (a row for both is rejected when loaded, with the reason)
+--   rate_limit_api_key.plan      the plan of the key's requests, NULL for none
+--   rate_limit_tenant_plan       the plan of a tenant; it outranks the plan of the tenant's
+--                                keys and tokens, and is reloaded with the policies
+ALTER TABLE rate_limit_policy ADD COLUMN plan VARCHAR(64);
+ALTER TABLE rate_limit_api_key ADD COLUMN plan VARCHAR(64);
+
+CREATE TABLE rate_limit_tenant_plan (
+    project_id  VARCHAR(255) PRIMARY KEY,
+    plan        VARCHAR(64)  NOT NULL CHECK (TRIM(plan) <> ''),
+    updated_at  TIMESTAMP WITH TIME ZONE DEFAULT CURRENT_TIMESTAMP NOT NULL
+);
