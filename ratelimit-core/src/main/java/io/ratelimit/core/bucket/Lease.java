@@ -30,6 +30,12 @@ final class Lease {
 
 	private boolean creditGiven;
 
+	/**
+	 * Changed by a reshape and by retirement, so that a grant for the lease as it was goes
+	 * back instead of joining the lease as it is.
+	 */
+	private int generation;
+
 	private boolean everLeased;
 
 	private boolean lastLeaseFailed;
@@ -107,6 +113,25 @@ final class Lease {
 		return this.credit;
 	}
 
+	int generation() {
+		return this.generation;
+	}
+
+	boolean lastLeaseFailed() {
+		return this.lastLeaseFailed;
+	}
+
+	/**
+	 * A lease call that carried credit failed: the credit not used yet is withdrawn (nothing
+	 * will charge it while the shared store is away); what was used stays owed.
+	 */
+	void creditFailed(long callCredit) {
+		this.lastLeaseFailed = true;
+		long unused = Math.max(0, Math.min(Math.min(this.units, this.credit), callCredit));
+		this.units -= unused;
+		this.credit -= unused;
+	}
+
 	/**
 	 * Whether a request may be decided on credit: the key was never leased here, nor given
 	 * credit before, and the allowance covers the request.
@@ -150,8 +175,10 @@ final class Lease {
 	 * shared bucket; 0 mostly
 	 */
 	long granted(LeasableBucketStore.Grant grant, long roundTripNanos, long creditCovered) {
-		this.units += grant.units() - creditCovered;
-		this.credit -= creditCovered;
+		// The call asked for the credit it carried; what the credit still owes is at most that.
+		long covered = Math.min(creditCovered, this.credit);
+		this.units += grant.units() - covered;
+		this.credit -= covered;
 		this.sharedRemainingUnits = grant.remainingUnits();
 		this.roundTripNanos = roundTripNanos;
 		this.everLeased = true;
@@ -182,6 +209,7 @@ final class Lease {
 		lock();
 		try {
 			this.retired = true;
+			this.generation++;
 			return takeAll();
 		}
 		finally {
@@ -192,6 +220,7 @@ final class Lease {
 	/** A policy change: the old shape's units go back, the lease starts afresh. */
 	LeasedBucketStore.Returned reshape(BucketLimits limits) {
 		LeasedBucketStore.Returned returned = takeAll();
+		this.generation++;
 		this.limits = limits;
 		this.sharedRemainingUnits = 0;
 		this.everLeased = false;

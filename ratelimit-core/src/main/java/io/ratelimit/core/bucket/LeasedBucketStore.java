@@ -24,15 +24,19 @@ import org.jspecify.annotations.Nullable;
  * admits requests from it locally, and takes the next batch in the background when half of
  * the current one is used. A key this replica holds no lease of (a cold key) is decided at
  * once too, on credit: the replica may admit up to a small allowance of it
- * ({@link LeaseSizing#coldKeyShare()}) while its first lease is taken in the background, and
- * that lease call asks for the credit used besides the batch; whatever the shared bucket can
- * no longer pay is charged to it all the same, as a debt its refill pays off, so in the long
- * run nothing is admitted beyond the limit. With no allowance, a cold key's first request
- * waits for the lease. A request after a background lease failed waits for the shared store
- * too, so that an outage reaches the failure mode of the store around this one. The key's
- * concurrent requests wait for that one call, not each for a call of its own, and a failure
- * of it is thrown to each of them. A lease unused for {@code idleReturn}, or still held at
- * {@link #close(Duration)}, goes back to the shared bucket.
+ * ({@link LeaseSizing#coldKeyShare()}) while its first lease call, queued with the credit,
+ * runs in the background; requests beyond the credit join that call. The call asks for the
+ * credit besides the batch, and whatever the shared bucket can no longer pay is charged to
+ * it all the same, as a debt its refill pays off. Credit is given only where it will be
+ * paid: not while the background is saturated (the call cannot be queued), not for a second
+ * after a lease call failed, never again for a key whose credit call failed until a grant
+ * shows its bucket, and, once a key's lease is gone, only when the last grant showed its
+ * bucket holding the credit or it could have refilled that much since. With no allowance, a
+ * cold key's first request waits for the lease. A request after a failed lease waits for
+ * the shared store too, so that an outage reaches the failure mode of the store around this
+ * one. The key's concurrent requests wait for that one call, not each for a call of its
+ * own, and a failure of it is thrown to each of them. A lease unused for {@code idleReturn},
+ * or still held at {@link #close(Duration)}, goes back to the shared bucket.
  *
  * <p>Background work is bounded: at most {@value #MAXIMUM_QUEUED_TASKS} refills and as many
  * returns are queued, refills run first, and a return that finds its queue full is dropped
@@ -45,11 +49,13 @@ import org.jspecify.annotations.Nullable;
  * {@code 1.5 × L}. A replica whose lease ran dry while the shared bucket is empty asks
  * again only after the time the bucket takes to refill a lease ({@code L / R}). Credit is
  * the exception to "none over": with an allowance A per cold key, n replicas admit at most
- * {@code n × A} of a key beyond an exact limiter for the time of one lease call (the
- * reconciliation delay), and the debt charged for it delays the key's later admissions by as
- * much, so that over any longer window the excess is at most {@code n × A} once. A replica
- * that dies before its first lease call returns takes at most A with it uncharged; so does a
- * debt whose charge finds the bounded queue full or the shared store down.
+ * {@code n × A} of a key beyond an exact limiter for the time of one lease call, and the
+ * debt charged for it delays the key's later admissions by as much. A key gets credit again
+ * only when the bucket, as last seen, could hold it, so a client cannot collect credit by
+ * letting its key go cold; an attacker would have to churn through as many keys as the store
+ * remembers ({@code maximumLeases}) between two requests of one key. A replica that dies
+ * before its credit call returns leaves at most A uncharged, and so does a key's credit when
+ * the shared store fails (once per key until it answers again).
  */
 public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 
@@ -60,6 +66,9 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 	static final int MAXIMUM_QUEUED_TASKS = 1000;
 
 	private static final int DEFAULT_CLOSE_SECONDS = 2;
+
+	/** Far enough ahead to mean "never" without overflowing a comparison of clock readings. */
+	private static final long NO_CREDIT_UNTIL_GRANT_NANOS = 1L << 62;
 
 	/** How long a replica leaves a key's shared bucket alone after a background lease failed. */
 	private static final long QUIET_AFTER_FAILURE_NANOS = Duration.ofSeconds(1).toNanos();
@@ -86,6 +95,12 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 
 	private final LongAdder coldStarts = new LongAdder();
 
+	/** What grants showed of the shared buckets of recent keys, outliving their leases. */
+	private final Cache<BucketKey, SharedSeen> sharedSeen;
+
+	/** No credit before this time: a lease call failed shortly before. */
+	private volatile long creditPausedUntil;
+
 	private final LongAdder owedUnits = new LongAdder();
 
 	/**
@@ -105,6 +120,10 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 		this.work = new LeaseWork(Objects.requireNonNull(background, "background must not be null"),
 				MAXIMUM_QUEUED_TASKS);
 		this.time = Objects.requireNonNull(time, "time must not be null");
+		this.creditPausedUntil = time.nanoTime();
+		// Bounded like the leases: churning through more keys than that forgets what the
+		// oldest showed, and their next cold start gets credit again.
+		this.sharedSeen = Caffeine.newBuilder().maximumSize(maximumLeases).build();
 		this.leases = Caffeine.newBuilder()
 			.maximumSize(maximumLeases)
 			.expireAfterAccess(idleReturn)
@@ -150,10 +169,7 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 					if (startOnCredit(key, lease, limits, units, now)) {
 						return decide(key, lease, limits, units, now);
 					}
-					if (lease.isRefilling()) {
-						// The call that covers the credit is on its way: refuse until it lands.
-						return decide(key, lease, limits, units, now);
-					}
+					// Beyond the credit, a cold key's request joins its first lease call.
 					wait = sharedCall(lease, units, now);
 				}
 				else {
@@ -279,25 +295,54 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 
 	/**
 	 * Gives a cold key its credit, with the first lease call that will charge it already
-	 * queued: credit whose charge could not be queued (the background saturated) would stay
-	 * uncharged, so then the key's request waits for Redis instead. Called under the lock.
+	 * queued as the key's shared call, which requests beyond the credit join. No credit
+	 * where it could go unpaid or beyond what the shared bucket holds: while the background
+	 * is saturated (the call cannot be queued), for a second after a lease call failed, and
+	 * for a key whose shared bucket was last seen holding less than the credit (until it
+	 * could have refilled that much); then the key's request waits for Redis instead. Called
+	 * under the lock.
 	 */
 	private boolean startOnCredit(BucketKey key, Lease lease, BucketLimits limits, long units, long now) {
 		long allowance = this.sizing.coldKeyUnits(limits);
-		if (!lease.mayStartOnCredit(allowance, units)) {
+		if (!lease.mayStartOnCredit(allowance, units) || now - this.creditPausedUntil < 0) {
+			return false;
+		}
+		SharedSeen seen = this.sharedSeen.getIfPresent(key);
+		if (seen != null && seen.limits().equals(limits) && now - seen.creditFrom() < 0) {
 			return false;
 		}
 		long batch = this.sizing.batchUnits(limits, lease.demandPerSecond(now), lease.roundTripNanos());
 		// Credit first: an executor that runs the call at once must find it to pay for.
 		lease.startOnCredit(allowance);
-		lease.refilling(true);
-		if (!this.work.refill(() -> refill(key, lease, limits, batch, allowance))) {
-			lease.refilling(false);
+		SharedCall call = new SharedCall(limits, allowance + batch, allowance, lease.generation(), now);
+		lease.sharedCall(call);
+		if (!this.work.refill(() -> call.runInBackground(key, lease, this))) {
+			lease.sharedCall(null);
 			lease.withdrawCredit();
 			return false;
 		}
+		if (lease.lastLeaseFailed()) {
+			return false; // the call ran at once and failed: its credit is withdrawn
+		}
 		this.coldStarts.increment();
 		return true;
+	}
+
+	/**
+	 * Remembers what a grant showed of the key's shared bucket, so that the key gets credit
+	 * again, once its lease is gone, only when the bucket could hold it.
+	 */
+	private void sawShared(BucketKey key, BucketLimits limits, long remainingUnits, long now) {
+		long allowance = this.sizing.coldKeyUnits(limits);
+		if (allowance == 0) {
+			return;
+		}
+		long missing = allowance - remainingUnits;
+		this.sharedSeen.put(key, new SharedSeen(limits, (missing > 0) ? now + limits.nanosToRefill(missing) : now));
+	}
+
+	private void leaseFailed(long now) {
+		this.creditPausedUntil = now + QUIET_AFTER_FAILURE_NANOS;
 	}
 
 	/**
@@ -308,23 +353,36 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 		SharedCall call = lease.sharedCall();
 		if (call == null) {
 			long batch = this.sizing.batchUnits(lease.limits(), lease.demandPerSecond(now), lease.roundTripNanos());
-			call = new SharedCall(lease.limits(), units + batch + lease.credit(), lease.credit(), now);
+			call = new SharedCall(lease.limits(), units + batch + lease.credit(), lease.credit(), lease.generation(),
+					now);
 			lease.sharedCall(call);
 		}
 		return call;
 	}
 
-	/** Runs a key's lease call for the requests waiting for it; a failure is thrown to each. */
+	/**
+	 * Runs a key's shared lease call (for the requests waiting for it, or in the background
+	 * for a cold key's credit); a failure is thrown to each request waiting.
+	 */
 	private void leaseForRequests(BucketKey key, Lease lease, SharedCall call) {
-		this.sharedWaits.increment();
 		LeasableBucketStore.Grant grant;
 		try {
 			grant = this.shared.lease(key, call.limits, call.units);
 		}
 		catch (RuntimeException | Error ex) {
+			long now = this.time.nanoTime();
+			leaseFailed(now);
+			if (call.credit > 0) {
+				// No credit for this key again until a grant shows its bucket: an outage
+				// would otherwise hand it out, uncharged, every time the key goes cold.
+				this.sharedSeen.put(key, new SharedSeen(call.limits, now + NO_CREDIT_UNTIL_GRANT_NANOS));
+			}
 			lease.lock();
 			try {
 				lease.sharedCall(null); // the key's next request tries again
+				if (lease.generation() == call.generation) {
+					lease.creditFailed(call.credit);
+				}
 			}
 			finally {
 				lease.unlock();
@@ -336,12 +394,14 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 		try {
 			// Cleared with the grant in one step: a request in between would start another call.
 			lease.sharedCall(null);
-			if (lease.isRetired() || !lease.limits().equals(call.limits)) {
+			if (lease.isRetired() || lease.generation() != call.generation) {
 				// The credit went back with the lease, as a debt if it was used.
 				giveBack(key, new Returned(call.limits, grant.units()));
 				return;
 			}
-			giveBack(key, new Returned(call.limits, -lease.granted(grant, now - call.started, call.credit)));
+			long owed = lease.granted(grant, now - call.started, call.credit);
+			sawShared(key, call.limits, grant.remainingUnits() - owed, now);
+			giveBack(key, new Returned(call.limits, -owed));
 			lease.quietUntil(now, quietPeriod(call.limits, call.units, grant));
 		}
 		finally {
@@ -359,29 +419,26 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 		// next one is on its way: at 20 ms to Redis, half a lease ran dry first and the
 		// replicas lagged the refill (+6.3 % over the limit as the full bucket drained late).
 		long usedDuringRoundTrip = (long) Math.min(batch, demand * lease.roundTripNanos() / 1e9);
-		long credit = lease.credit();
-		if (credit == 0 && lease.units() >= Math.max(batch / 2, usedDuringRoundTrip)) {
+		if (lease.units() >= Math.max(batch / 2, usedDuringRoundTrip)) {
 			return;
 		}
 		lease.refilling(true);
 		BucketLimits limits = lease.limits();
-		if (!this.work.refill(() -> refill(key, lease, limits, batch, credit))) {
+		int generation = lease.generation();
+		if (!this.work.refill(() -> refill(key, lease, limits, batch, generation))) {
 			lease.refilling(false); // queue full: the key asks again at its next request
 		}
 	}
 
-	/**
-	 * Takes the key's next lease in the background, asking for the credit used since the
-	 * last besides the batch.
-	 */
-	private void refill(BucketKey key, Lease lease, BucketLimits limits, long batch, long credit) {
+	private void refill(BucketKey key, Lease lease, BucketLimits limits, long batch, int generation) {
 		long started = this.time.nanoTime();
 		LeasableBucketStore.Grant grant;
 		try {
-			grant = this.shared.lease(key, limits, batch + credit);
+			grant = this.shared.lease(key, limits, batch);
 		}
 		catch (RuntimeException ex) {
 			this.refillFailures.increment();
+			leaseFailed(this.time.nanoTime());
 			lease.lock();
 			try {
 				lease.refilling(false);
@@ -398,12 +455,13 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 		lease.lock();
 		try {
 			lease.refilling(false);
-			if (lease.isRetired() || !lease.limits().equals(limits)) {
+			if (lease.isRetired() || lease.generation() != generation) {
 				giveBack(key, new Returned(limits, grant.units()));
 				return;
 			}
-			giveBack(key, new Returned(limits, -lease.granted(grant, now - started, credit)));
-			lease.quietUntil(now, quietPeriod(limits, batch + credit, grant));
+			lease.granted(grant, now - started, 0);
+			sawShared(key, limits, grant.remainingUnits(), now);
+			lease.quietUntil(now, quietPeriod(limits, batch, grant));
 		}
 		finally {
 			lease.unlock();
@@ -416,12 +474,19 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 		return (missing > 0) ? limits.nanosToRefill(Math.min(missing, limits.capacityUnits())) : 0;
 	}
 
-	/** Gives unused units back, or charges units admitted on credit that were never paid for. */
+	/**
+	 * Gives unused units back, or charges units admitted on credit that were never paid for:
+	 * a charge goes with the refills, ahead of returns, and is dropped only when both queues
+	 * are full.
+	 */
 	private void giveBack(BucketKey key, Returned returned) {
 		if (returned.units() == 0) {
 			return;
 		}
-		this.work.giveBack(returnTask(key, returned));
+		Runnable task = returnTask(key, returned);
+		if (returned.units() > 0 || !this.work.refill(task)) {
+			this.work.giveBack(task);
+		}
 	}
 
 	private Runnable returnTask(BucketKey key, Returned returned) {
@@ -481,6 +546,15 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 	}
 
 	/**
+	 * When a key's shared bucket, as a grant showed it, could hold a cold key's credit.
+	 *
+	 * @param limits the bucket's shape then
+	 * @param creditFrom the time, by the store's clock, from which credit may be given
+	 */
+	record SharedSeen(BucketLimits limits, long creditFrom) {
+	}
+
+	/**
 	 * One lease call of a key that its requests wait for: whichever of them comes first
 	 * makes it, the others wait for its outcome.
 	 */
@@ -492,21 +566,41 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 
 		private final long credit;
 
+		private final int generation;
+
 		private final long started;
 
 		private final AtomicBoolean claimed = new AtomicBoolean();
 
 		private final CompletableFuture<Void> done = new CompletableFuture<>();
 
-		SharedCall(BucketLimits limits, long units, long credit, long started) {
+		SharedCall(BucketLimits limits, long units, long credit, int generation, long started) {
 			this.limits = limits;
 			this.units = units;
 			this.credit = credit;
+			this.generation = generation;
 			this.started = started;
+		}
+
+		/** Makes the call from the background, unless a waiting request made it already. */
+		void runInBackground(BucketKey key, Lease lease, LeasedBucketStore store) {
+			if (!this.claimed.compareAndSet(false, true)) {
+				return;
+			}
+			try {
+				store.leaseForRequests(key, lease, this);
+				store.refills.increment();
+				this.done.complete(null);
+			}
+			catch (RuntimeException | Error ex) {
+				store.refillFailures.increment();
+				this.done.completeExceptionally(ex);
+			}
 		}
 
 		void await(BucketKey key, Lease lease, LeasedBucketStore store) {
 			if (this.claimed.compareAndSet(false, true)) {
+				store.sharedWaits.increment();
 				try {
 					store.leaseForRequests(key, lease, this);
 					this.done.complete(null);

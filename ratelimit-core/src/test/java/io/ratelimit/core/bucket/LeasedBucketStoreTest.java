@@ -66,18 +66,134 @@ class LeasedBucketStoreTest {
 	}
 
 	@Test
-	void tryConsumeWhenColdKeyUsedItsCreditBeforeTheLeaseArrivedThenRefusedLocallyWithoutWaiting() {
+	void tryConsumeWhenColdKeyGoesBeyondItsCreditThenTheRequestJoinsItsFirstLeaseCall() {
 		LeasedBucketStore store = onCredit(this.background);
 		for (int i = 0; i < 10; i++) {
 			assertThat(store.tryConsume(KEY, HUNDRED_PER_SECOND, 1).consumed()).isTrue();
 		}
 
-		Consumption refused = store.tryConsume(KEY, HUNDRED_PER_SECOND, 1);
-
-		assertThat(refused.consumed()).isFalse();
-		assertThat(this.shared.calls()).isZero();
-		this.background.runAll();
+		// The bucket is full: the request waits for the call (made by it, here) and passes.
 		assertThat(store.tryConsume(KEY, HUNDRED_PER_SECOND, 1).consumed()).isTrue();
+
+		assertThat(this.shared.calls()).isOne();
+		this.background.runAll();
+		assertThat(this.shared.calls()).as("the queued call finds it made").isOne();
+	}
+
+	@Test
+	void tryConsumeWhenBurstOnAColdKeyWithAFullBucketThenShortOfExactByAtMostTheLease() {
+		LeasedBucketStore store = onCredit(Runnable::run);
+		int admitted = 0;
+		for (int i = 0; i < 50; i++) {
+			admitted += store.tryConsume(KEY, HUNDRED_PER_SECOND, 1).consumed() ? 1 : 0;
+		}
+
+		// An exact limiter admits 50 of a full 100; a lease of at most 10 may be held back.
+		assertThat(admitted).isGreaterThanOrEqualTo(50 - 15);
+	}
+
+	@Test
+	void tryConsumeWhenKeyGoesColdEveryCycleThenCreditOnlyWhileItsBucketCouldHoldIt() {
+		// Bursts of 20 on an empty 100-a-minute bucket, idle past idle-return in between.
+		BucketLimits perMinute = BucketLimits.perWindow(100, Duration.ofMinutes(1), 100);
+		this.shared.tryConsume(KEY, perMinute, 100);
+		LeasedBucketStore store = onCredit(this.background);
+		int admitted = 0;
+		for (int cycle = 0; cycle < 60; cycle++) {
+			for (int i = 0; i < 20; i++) {
+				admitted += store.tryConsume(KEY, perMinute, 1).consumed() ? 1 : 0;
+			}
+			this.background.runAll();
+			this.time.advanceMillis(1001);
+			store.stats(); // the idle lease goes back
+			this.background.runAll();
+		}
+
+		// The refill of a minute, and at most one credit of 10 beyond it.
+		assertThat(admitted).isLessThanOrEqualTo(100 + 10);
+	}
+
+	@Test
+	void tryConsumeWhenClientPacedPastIdleReturnThenLimitedAsExactlyAsWithoutCredit() {
+		// One request every 1.001 s, so that each finds its key cold, on 10 an hour.
+		BucketLimits tenPerHour = BucketLimits.perWindow(10, Duration.ofHours(1), 10);
+		LeasedBucketStore store = onCredit(this.background);
+		int admitted = 0;
+		for (int i = 0; i < 3600; i++) {
+			admitted += store.tryConsume(KEY, tenPerHour, 1).consumed() ? 1 : 0;
+			this.background.runAll();
+			this.time.advanceMillis(1001);
+			store.stats();
+			this.background.runAll();
+		}
+
+		// A full bucket of 10, the hour's refill of 10, and at most one credit of 1.
+		assertThat(admitted).isLessThanOrEqualTo(10 + 10 + 1);
+	}
+
+	@Test
+	void tryConsumeWhenSharedStoreDownAndKeyGoesColdEveryCycleThenCreditOnceAndThenTheFailure() {
+		BucketLimits perMinute = BucketLimits.perWindow(100, Duration.ofMinutes(1), 100);
+		this.shared.tryConsume(KEY, perMinute, 100);
+		this.shared.fail(new IllegalStateException("Redis is down"));
+		LeasedBucketStore store = onCredit(this.background);
+		int admitted = 0;
+		int thrown = 0;
+		for (int cycle = 0; cycle < 30; cycle++) {
+			for (int i = 0; i < 10; i++) {
+				try {
+					admitted += store.tryConsume(KEY, perMinute, 1).consumed() ? 1 : 0;
+				}
+				catch (IllegalStateException ex) {
+					thrown++; // for the failure mode of the store around this one
+				}
+			}
+			this.background.runAll();
+			this.time.advanceMillis(1001);
+			store.stats();
+			this.background.runAll();
+		}
+
+		assertThat(admitted).as("one credit of 10").isLessThanOrEqualTo(10);
+		assertThat(thrown).isPositive();
+	}
+
+	@Test
+	void tryConsumeWhenReturnsQueueFullThenCreditOwedIsStillCharged() {
+		LeasedBucketStore store = onCredit(this.background);
+		for (int i = 0; i < LeasedBucketStore.MAXIMUM_QUEUED_TASKS; i++) {
+			store.tryConsume(new BucketKey(200, i), HUNDRED_PER_SECOND, 1);
+		}
+		this.background.runAll();
+		this.shared.tryConsume(KEY, ONE_PER_SECOND, 100); // empty
+		this.time.advanceMillis(1500); // 1.5 refilled; the other keys' leases go back, queued
+		store.stats();
+		for (int i = 0; i < 20; i++) {
+			store.tryConsume(KEY, ONE_PER_SECOND, 1);
+		}
+
+		this.background.runAll();
+
+		// Ten admitted on credit, 1.5 paid by the grant: the rest charged as debt.
+		assertThat(this.shared.availableUnits(KEY, ONE_PER_SECOND)).isEqualTo(-8_500);
+	}
+
+	@Test
+	void tryConsumeWhenPolicyFlipsBackWhileTheCreditCallIsInFlightThenNothingIsChargedTwice() {
+		LeasedBucketStore store = onCredit(this.background);
+		for (int i = 0; i < 4; i++) {
+			store.tryConsume(KEY, HUNDRED_PER_SECOND, 1);
+		}
+		store.tryConsume(KEY, ONE_PER_SECOND, 1); // the four used go back as a debt
+		store.tryConsume(KEY, HUNDRED_PER_SECOND, 1);
+		this.background.runAll(); // the first call's grant belongs to a lease that is gone
+
+		for (int i = 0; i < 40; i++) {
+			store.tryConsume(KEY, HUNDRED_PER_SECOND, 1);
+			this.background.runAll();
+			this.time.advanceMillis(30);
+		}
+		assertThat(store.leaseStats().refillFailures()).isZero();
 	}
 
 	@Test
