@@ -3,7 +3,6 @@ package io.ratelimit.core.policy;
 import java.math.BigDecimal;
 import java.util.Objects;
 
-import io.ratelimit.core.Quota;
 import io.ratelimit.core.bucket.BucketLimits;
 import io.ratelimit.core.endpoint.EndpointTemplate;
 import org.jspecify.annotations.Nullable;
@@ -18,40 +17,28 @@ import org.jspecify.annotations.Nullable;
  * API, counting {@linkplain LimitUnit points or requests}.
  * <p>
  * A value: two policies are equal when all their parts are. It also holds its own
- * {@code RateLimit-Policy} item and quoted name, built once here rather than for every
- * request that answers with them (they were two of the limiter's largest allocations per
- * admitted request, about 130 of 930 bytes; docs/benchmarks.md).
+ * {@code RateLimit-Policy} item and quoted name, built once rather than for every request
+ * that answers with them (they were two of the limiter's largest allocations per admitted
+ * request, about 130 of 930 bytes; docs/benchmarks.md). Policies loaded together share
+ * those, and everything else but their tenant and row, with every policy that says the
+ * same: a table of a million tenants' rows holds a few distinct terms (docs/scaling.md).
  */
 public final class Policy {
 
 	/** The origin of the policies that apply when the table has no row. */
 	public static final String BUILT_IN = "built-in";
 
-	private final EndpointTemplate endpoint;
+	private static final String ROW = "row ";
+
+	private final PolicyTerms terms;
 
 	private final @Nullable String tenant;
 
-	private final BigDecimal rps;
+	/** The row number when the origin is {@code row <number>}, else -1. */
+	private final long row;
 
-	private final PolicyMode mode;
-
-	private final PolicyScope scope;
-
-	private final BucketLimits limits;
-
-	private final String origin;
-
-	private final @Nullable String limitName;
-
-	private final LimitTarget target;
-
-	private final @Nullable String group;
-
-	private final LimitUnit unit;
-
-	private final String quotedName;
-
-	private final String policyItem;
+	/** The origin when it is not a row number; built on demand otherwise. */
+	private final @Nullable String origin;
 
 	/**
 	 * Creates a policy.
@@ -86,25 +73,36 @@ public final class Policy {
 	public Policy(EndpointTemplate endpoint, @Nullable String tenant, BigDecimal rps, PolicyMode mode,
 			PolicyScope scope, BucketLimits limits, String origin, @Nullable String limitName, LimitTarget target,
 			@Nullable String group, LimitUnit unit) {
-		this.limitName = limitName;
-		this.target = Objects.requireNonNull(target, "target must not be null");
-		this.group = group;
-		this.unit = Objects.requireNonNull(unit, "unit must not be null");
-		if (limitName == null && (target != LimitTarget.ENDPOINT || unit != LimitUnit.POINTS)) {
-			throw new IllegalArgumentException("Only a named limit can apply to a group or the API or count requests");
-		}
-		if ((target == LimitTarget.GROUP) != (group != null)) {
-			throw new IllegalArgumentException("A group names its group, and only a group does: " + target + ", " + group);
-		}
-		this.endpoint = Objects.requireNonNull(endpoint, "endpoint must not be null");
+		this(new PolicyTerms(endpoint, rps, mode, scope, limits, limitName, target, group, unit), tenant, origin);
+	}
+
+	/**
+	 * Creates a policy of terms shared with other policies.
+	 */
+	Policy(PolicyTerms terms, @Nullable String tenant, String origin) {
+		this.terms = terms;
 		this.tenant = tenant;
-		this.rps = Objects.requireNonNull(rps, "rps must not be null");
-		this.mode = Objects.requireNonNull(mode, "mode must not be null");
-		this.scope = Objects.requireNonNull(scope, "scope must not be null");
-		this.limits = Objects.requireNonNull(limits, "limits must not be null");
-		this.origin = Objects.requireNonNull(origin, "origin must not be null");
-		this.quotedName = Quota.quoted(name());
-		this.policyItem = Quota.policyItem(this.quotedName, limits);
+		Objects.requireNonNull(origin, "origin must not be null");
+		// A million "row 123" strings would cost more than the rest of their policies.
+		this.row = rowNumber(origin);
+		this.origin = (this.row < 0) ? origin : null;
+	}
+
+	private static long rowNumber(String origin) {
+		int digits = origin.length() - ROW.length();
+		if (!origin.startsWith(ROW) || digits < 1 || digits > 18 || (origin.charAt(ROW.length()) == '0' && digits > 1)) {
+			return -1;
+		}
+		for (int i = ROW.length(); i < origin.length(); i++) {
+			if (origin.charAt(i) < '0' || origin.charAt(i) > '9') {
+				return -1;
+			}
+		}
+		return Long.parseLong(origin, ROW.length(), origin.length(), 10);
+	}
+
+	PolicyTerms terms() {
+		return this.terms;
 	}
 
 	/**
@@ -112,7 +110,7 @@ public final class Policy {
 	 * @return the endpoint
 	 */
 	public EndpointTemplate endpoint() {
-		return this.endpoint;
+		return this.terms.endpoint;
 	}
 
 	/**
@@ -128,7 +126,7 @@ public final class Policy {
 	 * @return requests per second
 	 */
 	public BigDecimal rps() {
-		return this.rps;
+		return this.terms.rps;
 	}
 
 	/**
@@ -136,7 +134,7 @@ public final class Policy {
 	 * @return the mode
 	 */
 	public PolicyMode mode() {
-		return this.mode;
+		return this.terms.mode;
 	}
 
 	/**
@@ -144,7 +142,7 @@ public final class Policy {
 	 * @return the scope
 	 */
 	public PolicyScope scope() {
-		return this.scope;
+		return this.terms.scope;
 	}
 
 	/**
@@ -152,7 +150,7 @@ public final class Policy {
 	 * @return capacity {@code beta * rps}, refill {@code rps}
 	 */
 	public BucketLimits limits() {
-		return this.limits;
+		return this.terms.limits;
 	}
 
 	/**
@@ -160,7 +158,7 @@ public final class Policy {
 	 * @return {@code row <id>} or {@code built-in}
 	 */
 	public String origin() {
-		return this.origin;
+		return (this.origin != null) ? this.origin : ROW + this.row;
 	}
 
 	/**
@@ -169,7 +167,7 @@ public final class Policy {
 	 * @return the policy name
 	 */
 	public String name() {
-		return (this.limitName != null) ? this.limitName : this.endpoint.toString();
+		return this.terms.name();
 	}
 
 	/**
@@ -177,7 +175,7 @@ public final class Policy {
 	 * @return the limit name, {@code null} for an endpoint's own limit
 	 */
 	public @Nullable String limitName() {
-		return this.limitName;
+		return this.terms.limitName;
 	}
 
 	/**
@@ -185,7 +183,7 @@ public final class Policy {
 	 * @return whether the policy has a limit name
 	 */
 	public boolean isLayered() {
-		return this.limitName != null;
+		return this.terms.limitName != null;
 	}
 
 	/**
@@ -193,7 +191,7 @@ public final class Policy {
 	 * @return the target
 	 */
 	public LimitTarget target() {
-		return this.target;
+		return this.terms.target;
 	}
 
 	/**
@@ -201,7 +199,7 @@ public final class Policy {
 	 * @return the group name, {@code null} unless the target is {@link LimitTarget#GROUP}
 	 */
 	public @Nullable String group() {
-		return this.group;
+		return this.terms.group;
 	}
 
 	/**
@@ -209,7 +207,7 @@ public final class Policy {
 	 * @return points (the endpoint's weight) or requests
 	 */
 	public LimitUnit unit() {
-		return this.unit;
+		return this.terms.unit;
 	}
 
 	/**
@@ -217,7 +215,7 @@ public final class Policy {
 	 * @return e.g. {@code "GET /api/items/*"} with the quotes
 	 */
 	public String quotedName() {
-		return this.quotedName;
+		return this.terms.quotedName;
 	}
 
 	/**
@@ -226,7 +224,7 @@ public final class Policy {
 	 * @return e.g. {@code "default";q=20;w=2}
 	 */
 	public String policyItem() {
-		return this.policyItem;
+		return this.terms.policyItem;
 	}
 
 	/**
@@ -234,7 +232,7 @@ public final class Policy {
 	 * @return whether the scope is global
 	 */
 	public boolean isGlobal() {
-		return this.scope == PolicyScope.GLOBAL || this.scope == PolicyScope.GLOBAL_BATCHED;
+		return this.terms.scope == PolicyScope.GLOBAL || this.terms.scope == PolicyScope.GLOBAL_BATCHED;
 	}
 
 	/**
@@ -242,7 +240,7 @@ public final class Policy {
 	 * @return whether the scope is {@link PolicyScope#GLOBAL_BATCHED}
 	 */
 	public boolean isBatched() {
-		return this.scope == PolicyScope.GLOBAL_BATCHED;
+		return this.terms.scope == PolicyScope.GLOBAL_BATCHED;
 	}
 
 	/**
@@ -255,25 +253,22 @@ public final class Policy {
 
 	@Override
 	public boolean equals(@Nullable Object other) {
-		return (this == other) || (other instanceof Policy that && this.endpoint.equals(that.endpoint)
-				&& Objects.equals(this.tenant, that.tenant) && this.rps.equals(that.rps) && this.mode == that.mode
-				&& this.scope == that.scope && this.limits.equals(that.limits) && this.origin.equals(that.origin)
-				&& Objects.equals(this.limitName, that.limitName) && this.target == that.target
-				&& Objects.equals(this.group, that.group) && this.unit == that.unit);
+		return (this == other) || (other instanceof Policy that && this.terms.equals(that.terms)
+				&& Objects.equals(this.tenant, that.tenant) && this.row == that.row
+				&& Objects.equals(this.origin, that.origin));
 	}
 
 	@Override
 	public int hashCode() {
-		return Objects.hash(this.endpoint, this.tenant, this.rps, this.mode, this.scope, this.limits, this.origin,
-				this.limitName, this.target, this.group, this.unit);
+		return Objects.hash(this.terms, this.tenant, this.row, this.origin);
 	}
 
 	@Override
 	public String toString() {
-		return "Policy[endpoint=" + this.endpoint + ", tenant=" + this.tenant + ", rps=" + this.rps + ", mode="
-				+ this.mode + ", scope=" + this.scope + ", limits=" + this.limits + ", origin=" + this.origin
-				+ ((this.limitName != null) ? ", limit=" + this.limitName + ", target=" + this.target
-						+ ((this.group != null) ? " " + this.group : "") + ", counts=" + this.unit : "")
+		return "Policy[endpoint=" + endpoint() + ", tenant=" + this.tenant + ", rps=" + rps() + ", mode=" + mode()
+				+ ", scope=" + scope() + ", limits=" + limits() + ", origin=" + origin()
+				+ ((limitName() != null) ? ", limit=" + limitName() + ", target=" + target()
+						+ ((group() != null) ? " " + group() : "") + ", counts=" + unit() : "")
 				+ "]";
 	}
 

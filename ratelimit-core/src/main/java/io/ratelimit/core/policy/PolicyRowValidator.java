@@ -49,6 +49,12 @@ final class PolicyRowValidator {
 
 	private final Map<String, Policy> firstOfName = new HashMap<>();
 
+	/** What each distinct row, but for its id and tenant, comes to: validated once. */
+	private final Map<RowTerms, Outcome> outcomes = new HashMap<>();
+
+	/** Each tenant's name once, however many rows it has. */
+	private final Map<String, String> tenants = new HashMap<>();
+
 	PolicyRowValidator(PolicySettings settings) {
 		this.settings = settings;
 	}
@@ -57,7 +63,16 @@ final class PolicyRowValidator {
 		for (PolicyRow row : rows) {
 			validate(row);
 		}
+		return finish();
+	}
+
+	/**
+	 * Ends validation: the rows given to {@link #validate(PolicyRow)} are accepted or rejected.
+	 */
+	PolicyRowValidator finish() {
 		this.byKey.values().stream().map(Accepted::policy).forEach(this.accepted::add);
+		this.outcomes.clear();
+		this.tenants.clear();
 		return this;
 	}
 
@@ -69,13 +84,44 @@ final class PolicyRowValidator {
 		return this.rejected;
 	}
 
-	private void validate(PolicyRow row) {
-		String problem = problem(row);
+	/**
+	 * Validates one row; {@link #finish()} when all are given.
+	 */
+	void validate(PolicyRow row) {
+		Outcome outcome = this.outcomes.computeIfAbsent(RowTerms.of(row), this::outcome);
+		String problem = (outcome.endpointProblem() != null) ? outcome.endpointProblem()
+				: tenantProblem(row.tenant(), Objects.requireNonNull(outcome.endpoint()));
+		if (problem == null) {
+			problem = outcome.problem();
+		}
 		if (problem != null) {
 			this.rejected.add(new RejectedRow(row, problem));
 			return;
 		}
-		EndpointTemplate endpoint = EndpointTemplate.parse(row.endpoint());
+		String tenant = (row.tenant() != null) ? this.tenants.computeIfAbsent(row.tenant(), (name) -> name) : null;
+		Policy policy = new Policy(Objects.requireNonNull(outcome.terms()), tenant, "row " + row.id());
+		String conflict = conflict(policy);
+		if (conflict != null) {
+			this.rejected.add(new RejectedRow(row, conflict));
+			return;
+		}
+		keepStricter(new Accepted(outcome.row(), policy));
+	}
+
+	/**
+	 * Validates what rows of the same terms have in common: everything but the tenant.
+	 */
+	private Outcome outcome(RowTerms terms) {
+		PolicyRow row = terms.toRow("", null);
+		String endpointProblem = endpointProblem(row);
+		if (endpointProblem != null) {
+			return new Outcome(terms, null, endpointProblem, null, null);
+		}
+		EndpointTemplate endpoint = EndpointTemplate.parse(Objects.requireNonNull(row.endpoint()));
+		String problem = problem(row, endpoint);
+		if (problem != null) {
+			return new Outcome(terms, endpoint, null, problem, null);
+		}
 		PolicyMode mode = Objects.requireNonNull(PolicyMode.parse(row.mode()));
 		PolicyScope scope = Objects.requireNonNull(PolicyScope.parse(row.scope()));
 		BucketLimits limits;
@@ -86,19 +132,13 @@ final class PolicyRowValidator {
 		}
 		catch (IllegalArgumentException | ArithmeticException ex) {
 			// Whatever the checks above missed, one row must not fail the whole load.
-			this.rejected.add(new RejectedRow(row, "the limit cannot be represented: " + ex.getMessage()));
-			return;
+			return new Outcome(terms, endpoint, null, "the limit cannot be represented: " + ex.getMessage(), null);
 		}
 		BigDecimal rps = (row.rpsLimit() != null) ? row.rpsLimit() : limits.rps();
-		Policy policy = new Policy(endpoint, row.tenant(), rps, mode, scope, limits, "row " + row.id(),
-				blankToNull(row.limitName()), Objects.requireNonNull(LimitTarget.parse(row.appliesTo())),
-				blankToNull(row.group()), Objects.requireNonNull(LimitUnit.parse(row.counts())));
-		String conflict = conflict(policy);
-		if (conflict != null) {
-			this.rejected.add(new RejectedRow(row, conflict));
-			return;
-		}
-		keepStricter(new Accepted(row, policy));
+		return new Outcome(terms, endpoint, null, null,
+				new PolicyTerms(endpoint, rps, mode, scope, limits, blankToNull(row.limitName()),
+						Objects.requireNonNull(LimitTarget.parse(row.appliesTo())), blankToNull(row.group()),
+						Objects.requireNonNull(LimitUnit.parse(row.counts()))));
 	}
 
 	private @Nullable String conflict(Policy policy) {
@@ -129,7 +169,7 @@ final class PolicyRowValidator {
 		return Duration.parse(Objects.requireNonNull(row.limitWindow()).strip());
 	}
 
-	private @Nullable String problem(PolicyRow row) {
+	private @Nullable String endpointProblem(PolicyRow row) {
 		if (row.endpoint() == null || row.endpoint().isBlank()) {
 			return "endpoint is missing";
 		}
@@ -143,13 +183,21 @@ final class PolicyRowValidator {
 		if (!endpoint.isReserved() && !this.settings.knownEndpoints().test(endpoint)) {
 			return "the application has no endpoint '" + endpoint + "'";
 		}
-		if (row.tenant() != null && row.tenant().isBlank()) {
+		return null;
+	}
+
+	private static @Nullable String tenantProblem(@Nullable String tenant, EndpointTemplate endpoint) {
+		if (tenant != null && tenant.isBlank()) {
 			return "project_id must be NULL for a global policy or name a project, but was blank";
 		}
-		if (endpoint.isUnknown() && row.tenant() != null) {
+		if (endpoint.isUnknown() && tenant != null) {
 			return "UNKNOWN policies are global (unknown endpoints are limited by network identity alone), "
 					+ "so project_id must be NULL";
 		}
+		return null;
+	}
+
+	private @Nullable String problem(PolicyRow row, EndpointTemplate endpoint) {
 		String layerProblem = layerProblem(row, endpoint);
 		if (layerProblem != null) {
 			return layerProblem;
@@ -258,13 +306,54 @@ final class PolicyRowValidator {
 		Accepted stricter = (STRICTEST_FIRST.compare(candidate.policy(), existing.policy()) < 0) ? candidate : existing;
 		Accepted looser = (stricter == candidate) ? existing : candidate;
 		this.byKey.put(key, stricter);
-		this.rejected.add(new RejectedRow(looser.row(), "duplicate of row " + stricter.row().id()
+		this.rejected.add(new RejectedRow(looser.row(), "duplicate of row " + stricter.id()
 				+ ((key.limitName() == null) ? " for the same endpoint and project_id"
 						: " for the same endpoint, project_id and limit_name")
-				+ "; the stricter row " + stricter.row().id() + " applies"));
+				+ "; the stricter row " + stricter.id() + " applies"));
 	}
 
-	private record Accepted(PolicyRow row, Policy policy) {
+	/**
+	 * An accepted row: its policy, and its columns but for id and tenant, which the policy
+	 * holds. Kept until all rows are in, since a later duplicate may reject it.
+	 */
+	private record Accepted(RowTerms terms, Policy policy) {
+
+		String id() {
+			return this.policy.origin().substring("row ".length());
+		}
+
+		PolicyRow row() {
+			return this.terms.toRow(id(), this.policy.tenant());
+		}
+
+	}
+
+	/**
+	 * What validating the columns of a row but its id and tenant came to: a problem with the
+	 * endpoint, which is reported before any problem with the tenant; the endpoint and a
+	 * problem with the other columns; or the endpoint and the policy terms.
+	 */
+	private record Outcome(RowTerms row, @Nullable EndpointTemplate endpoint, @Nullable String endpointProblem,
+			@Nullable String problem, @Nullable PolicyTerms terms) {
+	}
+
+	/**
+	 * A row's columns but for its id and tenant.
+	 */
+	private record RowTerms(@Nullable String endpoint, @Nullable BigDecimal rpsLimit, @Nullable String mode,
+			@Nullable String scope, @Nullable String limitName, @Nullable String appliesTo, @Nullable String group,
+			@Nullable Long limitCount, @Nullable String limitWindow, @Nullable Long burst, @Nullable String counts) {
+
+		static RowTerms of(PolicyRow row) {
+			return new RowTerms(row.endpoint(), row.rpsLimit(), row.mode(), row.scope(), row.limitName(),
+					row.appliesTo(), row.group(), row.limitCount(), row.limitWindow(), row.burst(), row.counts());
+		}
+
+		PolicyRow toRow(String id, @Nullable String tenant) {
+			return new PolicyRow(id, this.endpoint, tenant, this.rpsLimit, this.mode, this.scope, this.limitName,
+					this.appliesTo, this.group, this.limitCount, this.limitWindow, this.burst, this.counts);
+		}
+
 	}
 
 	record PolicyKey(EndpointTemplate endpoint, @Nullable String tenant, @Nullable String limitName) {
