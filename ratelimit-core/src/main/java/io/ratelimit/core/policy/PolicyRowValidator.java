@@ -59,13 +59,6 @@ final class PolicyRowValidator {
 		this.settings = settings;
 	}
 
-	PolicyRowValidator validate(List<PolicyRow> rows) {
-		for (PolicyRow row : rows) {
-			validate(row);
-		}
-		return finish();
-	}
-
 	/**
 	 * Ends validation: the rows given to {@link #validate(PolicyRow)} are accepted or rejected.
 	 */

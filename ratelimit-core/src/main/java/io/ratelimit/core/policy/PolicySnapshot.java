@@ -94,8 +94,34 @@ public final class PolicySnapshot {
 	 * @return the snapshot
 	 */
 	public static PolicySnapshot of(List<PolicyRow> rows, PolicySettings settings, long version, Instant loadedAt) {
-		PolicyRowValidator validation = new PolicyRowValidator(settings).validate(rows);
-		return new PolicySnapshot(version, loadedAt, validation.accepted(), validation.rejected(), settings);
+		Builder builder = new Builder(settings);
+		rows.forEach(builder::add);
+		return builder.build(version, loadedAt);
+	}
+
+	/**
+	 * Validates rows one at a time as they are read, into a snapshot.
+	 */
+	static final class Builder {
+
+		private final PolicySettings settings;
+
+		private final PolicyRowValidator validator;
+
+		Builder(PolicySettings settings) {
+			this.settings = settings;
+			this.validator = new PolicyRowValidator(settings);
+		}
+
+		void add(PolicyRow row) {
+			this.validator.validate(row);
+		}
+
+		PolicySnapshot build(long version, Instant loadedAt) {
+			PolicyRowValidator validation = this.validator.finish();
+			return new PolicySnapshot(version, loadedAt, validation.accepted(), validation.rejected(), this.settings);
+		}
+
 	}
 
 	/**
