@@ -58,7 +58,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 		properties = { "ratelimit.policy.refresh-interval=1h", "ratelimit.policy.notify.enabled=false",
 				"ratelimit.client-ip.trusted-proxies=127.0.0.1/32,::1/128",
 				"management.endpoints.web.exposure.include=ratelimit", "spring.jpa.open-in-view=false",
-				"logging.level.io.ratelimit=ERROR" })
+				"ratelimit.policy.maximum-policies=2000000", "logging.level.io.ratelimit=ERROR" })
 @DirtiesContext
 class PolicyScaleExperiment {
 
