@@ -45,18 +45,22 @@ final class PolicyRowValidator {
 
 	private final List<RejectedRow> rejected = new ArrayList<>();
 
-	private final Map<PolicyKey, Accepted> byKey = new LinkedHashMap<>();
+	private final Map<PolicyKey, Accepted> byKey;
 
 	private final Map<String, Policy> firstOfName = new HashMap<>();
 
 	/** What each distinct row, but for its id and tenant, comes to: validated once. */
 	private final Map<RowTerms, Outcome> outcomes = new HashMap<>();
 
-	/** Each tenant's name once, however many rows it has. */
-	private final Map<String, String> tenants = new HashMap<>();
-
-	PolicyRowValidator(PolicySettings settings) {
+	/**
+	 * Creates a validator.
+	 * @param settings the settings rows are validated and completed with
+	 * @param expectedRows about how many rows will come, so that a table of a million rows
+	 * is not indexed through twenty resizes of a growing one
+	 */
+	PolicyRowValidator(PolicySettings settings, int expectedRows) {
 		this.settings = settings;
+		this.byKey = new LinkedHashMap<>((int) Math.min(Integer.MAX_VALUE / 2, expectedRows / 0.75 + 1));
 	}
 
 	/**
@@ -65,7 +69,6 @@ final class PolicyRowValidator {
 	PolicyRowValidator finish() {
 		this.byKey.values().stream().map(Accepted::policy).forEach(this.accepted::add);
 		this.outcomes.clear();
-		this.tenants.clear();
 		return this;
 	}
 
@@ -91,8 +94,7 @@ final class PolicyRowValidator {
 			this.rejected.add(new RejectedRow(row, problem));
 			return;
 		}
-		String tenant = (row.tenant() != null) ? this.tenants.computeIfAbsent(row.tenant(), (name) -> name) : null;
-		Policy policy = new Policy(Objects.requireNonNull(outcome.terms()), tenant, "row " + row.id());
+		Policy policy = new Policy(Objects.requireNonNull(outcome.terms()), row.tenant(), "row " + row.id());
 		String conflict = conflict(policy);
 		if (conflict != null) {
 			this.rejected.add(new RejectedRow(row, conflict));

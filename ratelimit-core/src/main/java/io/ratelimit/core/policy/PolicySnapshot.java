@@ -94,7 +94,7 @@ public final class PolicySnapshot {
 	 * @return the snapshot
 	 */
 	public static PolicySnapshot of(List<PolicyRow> rows, PolicySettings settings, long version, Instant loadedAt) {
-		Builder builder = new Builder(settings);
+		Builder builder = new Builder(settings, rows.size());
 		rows.forEach(builder::add);
 		return builder.build(version, loadedAt);
 	}
@@ -108,9 +108,14 @@ public final class PolicySnapshot {
 
 		private final PolicyRowValidator validator;
 
-		Builder(PolicySettings settings) {
+		/**
+		 * Creates a builder.
+		 * @param settings the settings rows are validated and completed with
+		 * @param expectedRows about how many rows will come
+		 */
+		Builder(PolicySettings settings, int expectedRows) {
 			this.settings = settings;
-			this.validator = new PolicyRowValidator(settings);
+			this.validator = new PolicyRowValidator(settings, expectedRows);
 		}
 
 		void add(PolicyRow row) {

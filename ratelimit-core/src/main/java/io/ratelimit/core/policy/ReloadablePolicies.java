@@ -182,7 +182,10 @@ public final class ReloadablePolicies {
 	}
 
 	private PolicySnapshot read() throws Exception {
-		PolicySnapshot.Builder builder = new PolicySnapshot.Builder(this.settings);
+		// The table rarely changes much between reloads.
+		PolicySnapshot last = this.current;
+		PolicySnapshot.Builder builder = new PolicySnapshot.Builder(this.settings,
+				Math.min(this.maximumPolicies, last.policies().size() + last.rejected().size()));
 		int[] rows = { 0 };
 		try {
 			this.source.read((row) -> {
