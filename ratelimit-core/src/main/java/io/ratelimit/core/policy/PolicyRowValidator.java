@@ -5,9 +5,7 @@ import java.math.RoundingMode;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -25,10 +23,6 @@ import org.jspecify.annotations.Nullable;
  */
 final class PolicyRowValidator {
 
-	/** Orders duplicates: enforcing before shadow before off, then the lower rate. */
-	private static final Comparator<Policy> STRICTEST_FIRST = Comparator.comparing(Policy::mode)
-		.thenComparing(Policy::rps);
-
 	/** The longest name a layered limit may have: it is sent in every response. */
 	static final int MAXIMUM_NAME_LENGTH = 64;
 
@@ -45,7 +39,7 @@ final class PolicyRowValidator {
 
 	private final List<RejectedRow> rejected = new ArrayList<>();
 
-	private final Map<PolicyKey, Accepted> byKey;
+	private final StrictestRows strictest;
 
 	private final Map<String, Policy> firstOfName = new HashMap<>();
 
@@ -60,14 +54,14 @@ final class PolicyRowValidator {
 	 */
 	PolicyRowValidator(PolicySettings settings, int expectedRows) {
 		this.settings = settings;
-		this.byKey = new LinkedHashMap<>((int) Math.min(Integer.MAX_VALUE / 2, expectedRows / 0.75 + 1));
+		this.strictest = new StrictestRows(expectedRows, this.rejected);
 	}
 
 	/**
 	 * Ends validation: the rows given to {@link #validate(PolicyRow)} are accepted or rejected.
 	 */
 	PolicyRowValidator finish() {
-		this.byKey.values().stream().map(Accepted::policy).forEach(this.accepted::add);
+		this.accepted.addAll(this.strictest.policies());
 		this.outcomes.clear();
 		return this;
 	}
@@ -100,7 +94,7 @@ final class PolicyRowValidator {
 			this.rejected.add(new RejectedRow(row, conflict));
 			return;
 		}
-		keepStricter(new Accepted(outcome.row(), policy));
+		this.strictest.add(outcome.row(), policy);
 	}
 
 	/**
@@ -290,39 +284,6 @@ final class PolicyRowValidator {
 		return null;
 	}
 
-	private void keepStricter(Accepted candidate) {
-		PolicyKey key = new PolicyKey(candidate.policy().endpoint(), candidate.policy().tenant(),
-				candidate.policy().limitName());
-		Accepted existing = this.byKey.get(key);
-		if (existing == null) {
-			this.byKey.put(key, candidate);
-			return;
-		}
-		Accepted stricter = (STRICTEST_FIRST.compare(candidate.policy(), existing.policy()) < 0) ? candidate : existing;
-		Accepted looser = (stricter == candidate) ? existing : candidate;
-		this.byKey.put(key, stricter);
-		this.rejected.add(new RejectedRow(looser.row(), "duplicate of row " + stricter.id()
-				+ ((key.limitName() == null) ? " for the same endpoint and project_id"
-						: " for the same endpoint, project_id and limit_name")
-				+ "; the stricter row " + stricter.id() + " applies"));
-	}
-
-	/**
-	 * An accepted row: its policy, and its columns but for id and tenant, which the policy
-	 * holds. Kept until all rows are in, since a later duplicate may reject it.
-	 */
-	private record Accepted(RowTerms terms, Policy policy) {
-
-		String id() {
-			return this.policy.origin().substring("row ".length());
-		}
-
-		PolicyRow row() {
-			return this.terms.toRow(id(), this.policy.tenant());
-		}
-
-	}
-
 	/**
 	 * What validating the columns of a row but its id and tenant came to: a problem with the
 	 * endpoint, which is reported before any problem with the tenant; the endpoint and a
@@ -330,28 +291,6 @@ final class PolicyRowValidator {
 	 */
 	private record Outcome(RowTerms row, @Nullable EndpointTemplate endpoint, @Nullable String endpointProblem,
 			@Nullable String problem, @Nullable PolicyTerms terms) {
-	}
-
-	/**
-	 * A row's columns but for its id and tenant.
-	 */
-	private record RowTerms(@Nullable String endpoint, @Nullable BigDecimal rpsLimit, @Nullable String mode,
-			@Nullable String scope, @Nullable String limitName, @Nullable String appliesTo, @Nullable String group,
-			@Nullable Long limitCount, @Nullable String limitWindow, @Nullable Long burst, @Nullable String counts) {
-
-		static RowTerms of(PolicyRow row) {
-			return new RowTerms(row.endpoint(), row.rpsLimit(), row.mode(), row.scope(), row.limitName(),
-					row.appliesTo(), row.group(), row.limitCount(), row.limitWindow(), row.burst(), row.counts());
-		}
-
-		PolicyRow toRow(String id, @Nullable String tenant) {
-			return new PolicyRow(id, this.endpoint, tenant, this.rpsLimit, this.mode, this.scope, this.limitName,
-					this.appliesTo, this.group, this.limitCount, this.limitWindow, this.burst, this.counts);
-		}
-
-	}
-
-	record PolicyKey(EndpointTemplate endpoint, @Nullable String tenant, @Nullable String limitName) {
 	}
 
 }
