@@ -97,7 +97,10 @@ public class RateLimitAutoConfiguration {
 					() -> LoginEndpoints.templates(properties.getLogin()));
 			settings = settings.withKnownEndpoints((endpoint) -> known.contains(endpoint) || logins.contains(endpoint));
 		}
-		return new ReloadablePolicies(source.getIfAvailable(() -> List::of), settings, TimeSource.system());
+		PolicySettings validation = settings;
+		return InvalidRateLimitPropertyException.check("ratelimit.policy.maximum-policies",
+				() -> new ReloadablePolicies(source.getIfAvailable(() -> List::of), validation,
+						policy.getMaximumPolicies(), TimeSource.system()));
 	}
 
 	@Bean

@@ -324,6 +324,12 @@ public class RateLimitProperties {
 		 */
 		private BigDecimal unknownRps = BigDecimal.valueOf(2);
 
+		/**
+		 * Maximum number of rows read from the policy table. A table with more fails to
+		 * load, and the policies loaded before stay in force.
+		 */
+		private int maximumPolicies = 1_000_000;
+
 		private final Notify notify = new Notify();
 
 		public Duration getRefreshInterval() {
@@ -348,6 +354,14 @@ public class RateLimitProperties {
 
 		public void setUnknownRps(BigDecimal unknownRps) {
 			this.unknownRps = unknownRps;
+		}
+
+		public int getMaximumPolicies() {
+			return this.maximumPolicies;
+		}
+
+		public void setMaximumPolicies(int maximumPolicies) {
+			this.maximumPolicies = maximumPolicies;
 		}
 
 		public Notify getNotify() {

@@ -38,8 +38,9 @@ import org.springframework.web.context.request.ServletRequestAttributes;
 /**
  * The {@code ratelimit} Actuator endpoint:
  * <ul>
- * <li>{@code GET /actuator/ratelimit}: the policy snapshot in force, its rejected rows,
- * the last reload failure and the bucket-store size;</li>
+ * <li>{@code GET /actuator/ratelimit}: the policy snapshot in force, a page of its
+ * policies ({@code page}, {@code size}; {@code tenant} and {@code endpoint} filter them),
+ * its rejected rows, the last reload failure and the bucket-store size;</li>
  * <li>{@code GET /actuator/ratelimit/explain?method=GET&path=/api/users/42&tenant=acme}:
  * the template the request resolves to, the plan of the tenant and where it came from, the
  * precedence chain walked and the policy chosen, then each layered limit with a row for
@@ -102,17 +103,25 @@ public class RateLimitEndpoint {
 	}
 
 	/**
-	 * Reports the policies in force and the bucket store.
+	 * Reports the policies in force, a page at a time, and the bucket store.
+	 * @param page the page of policies, from 0; the first if absent
+	 * @param size the policies per page, from 1 to 1000; 100 if absent
+	 * @param tenant only the policies of this tenant ({@code project_id}), all if absent
+	 * @param plan only the policies of this plan, all if absent
+	 * @param endpoint only the policies written for this endpoint, e.g.
+	 * {@code GET /api/users/*} or {@code default}, all if absent
 	 * @return the report
 	 */
 	@ReadOperation
-	public RateLimitDescriptor rateLimit() {
+	public RateLimitDescriptor rateLimit(@Nullable Integer page, @Nullable Integer size, @Nullable String tenant,
+			@Nullable String plan, @Nullable String endpoint) {
+		PolicyListing listing = PolicyListing.of(page, size, tenant, plan, endpoint);
 		PolicySnapshot snapshot = this.policies.current();
+		PolicyListing.Page listed = listing.page(snapshot);
 		BucketStoreStats stats = this.limiter.buckets().stats();
-		return new RateLimitDescriptor(snapshot.version(), snapshot.loadedAt(),
-				snapshot.policies().stream().map(PolicyDescriptor::of).toList(),
+		return new RateLimitDescriptor(snapshot.version(), snapshot.loadedAt(), listed.policies(), listed.page(),
 				PolicyDescriptor.of(snapshot.defaultPolicy()), PolicyDescriptor.of(snapshot.unknownPolicy()),
-				rejected(snapshot), this.policies.lastFailure(),
+				rejected(snapshot), snapshot.rejected().size(), this.policies.lastFailure(),
 				new BucketsDescriptor(stats.entries(), stats.evictions()));
 	}
 
@@ -197,7 +206,8 @@ public class RateLimitEndpoint {
 		PolicyReloadResult result = this.policies.reload();
 		PolicySnapshot snapshot = result.snapshot();
 		return new WebEndpointResponse<>(new ReloadDescriptor(result.succeeded(), snapshot.version(),
-				snapshot.loadedAt(), snapshot.policies().size(), rejected(snapshot), result.failure()));
+				snapshot.loadedAt(), snapshot.policies().size(), rejected(snapshot), snapshot.rejected().size(),
+				result.failure()));
 	}
 
 	/**
@@ -210,7 +220,7 @@ public class RateLimitEndpoint {
 				&& web.getRequest().getUserPrincipal() == null;
 	}
 
-	private static EndpointTemplate parse(String endpoint) {
+	static EndpointTemplate parse(String endpoint) {
 		try {
 			return EndpointTemplate.parse(endpoint);
 		}
@@ -240,7 +250,11 @@ public class RateLimitEndpoint {
 	}
 
 	private static List<RejectedRowDescriptor> rejected(PolicySnapshot snapshot) {
-		return snapshot.rejected().stream().map(RejectedRowDescriptor::of).toList();
+		return snapshot.rejected()
+			.stream()
+			.limit(PolicyListing.MAXIMUM_REJECTED)
+			.map(RejectedRowDescriptor::of)
+			.toList();
 	}
 
 	/**
@@ -248,17 +262,31 @@ public class RateLimitEndpoint {
 	 *
 	 * @param version the snapshot version, 0 while the built-in policies serve
 	 * @param loadedAt when the rows of the snapshot were read
-	 * @param policies the policies loaded from rows
+	 * @param policies the page asked for of the policies loaded from rows that pass the
+	 * filters, in the order of the table
+	 * @param page which page that is, of how many
 	 * @param defaultPolicy the policy of endpoints without one of their own
 	 * @param unknownPolicy the policy of requests the application does not serve
-	 * @param rejected the rows that did not become policies, with the reasons
+	 * @param rejected the first 100 rows that did not become policies, with the reasons
+	 * @param rejectedRows the number of rows that did not become policies
 	 * @param lastFailure why the most recent reload failed, {@code null} if it succeeded
 	 * @param buckets the bucket store
 	 */
 	public record RateLimitDescriptor(long version, Instant loadedAt, List<PolicyDescriptor> policies,
-			PolicyDescriptor defaultPolicy, PolicyDescriptor unknownPolicy, List<RejectedRowDescriptor> rejected,
-			@Nullable String lastFailure,
+			PageDescriptor page, PolicyDescriptor defaultPolicy, PolicyDescriptor unknownPolicy,
+			List<RejectedRowDescriptor> rejected, int rejectedRows, @Nullable String lastFailure,
 			BucketsDescriptor buckets) implements OperationResponseBody {
+	}
+
+	/**
+	 * Which page of the policies a listing holds.
+	 *
+	 * @param number the page, from 0
+	 * @param size the policies per page
+	 * @param totalElements the policies that pass the filters, on all pages
+	 * @param totalPages the pages they fill
+	 */
+	public record PageDescriptor(int number, int size, long totalElements, long totalPages) {
 	}
 
 	/**
@@ -442,11 +470,12 @@ public class RateLimitEndpoint {
 	 * good one
 	 * @param loadedAt when the rows of that version were read
 	 * @param policies the number of policies loaded from rows
-	 * @param rejected the rows that did not become policies
+	 * @param rejected the first 100 rows that did not become policies
+	 * @param rejectedRows the number of rows that did not become policies
 	 * @param failure why the rows could not be read, {@code null} on success
 	 */
 	public record ReloadDescriptor(boolean succeeded, long version, Instant loadedAt, int policies,
-			List<RejectedRowDescriptor> rejected,
+			List<RejectedRowDescriptor> rejected, int rejectedRows,
 			@Nullable String failure) implements OperationResponseBody {
 	}
 

@@ -162,9 +162,22 @@ public class PolicyTableCheck implements InitializingBean {
 	}
 
 	private void neverBindingLayers(PolicySnapshot snapshot, Map<String, String> problems) {
+		// Only a layered row can share its requests with another row (an endpoint has one own
+		// limit per tenant or plan), so only the rows of an endpoint and tenant or plan with a
+		// layered row are compared: with a million tenants' own limits, that is a few.
+		Set<List<Object>> layeredScopes = new HashSet<>();
+		for (Policy policy : snapshot.policies()) {
+			if (policy.isLayered()) {
+				layeredScopes.add(Arrays.asList(policy.endpoint(), policy.tenant(), policy.plan()));
+			}
+		}
+		if (layeredScopes.isEmpty()) {
+			return;
+		}
 		Map<List<Object>, List<Policy>> sameRequests = new LinkedHashMap<>();
 		for (Policy policy : snapshot.policies()) {
-			if (policy.mode() == PolicyMode.ENFORCE) {
+			if (policy.mode() == PolicyMode.ENFORCE && (policy.isLayered()
+					|| layeredScopes.contains(Arrays.asList(policy.endpoint(), policy.tenant(), policy.plan())))) {
 				sameRequests.computeIfAbsent(Arrays.asList(policy.endpoint(), policy.tenant(), policy.plan(),
 						policy.target(), policy.group(), policy.unit()), (key) -> new ArrayList<>()).add(policy);
 			}

@@ -32,7 +32,10 @@ import org.springframework.boot.health.contributor.Status;
  * application's overall status {@code DEGRADED} until every user added it to
  * {@code management.endpoint.health.status.order} and its HTTP mapping. Alert on the
  * {@code degraded} detail or on the {@code ratelimit.policy.snapshot.age} metric
- * instead.</li>
+ * instead. When the policy table holds more rows than
+ * {@code ratelimit.policy.maximum-policies}, also {@code policiesFrozen: true} and
+ * {@code maximumPolicies}: unlike an outage of the table this does not pass by itself, and
+ * no change to any row takes effect until an operator acts.</li>
  * <li>{@code UNKNOWN} before any load succeeded (say the database was down at startup):
  * which limits the table holds is indeed unknown, and the built-in ones apply. Boot
  * ranks {@code UNKNOWN} below {@code UP} and answers it with HTTP 200, so it does not
@@ -90,6 +93,9 @@ public class RateLimitHealthIndicator implements HealthIndicator {
 			health.withDetail("degraded", true)
 				.withDetail("lastReloadFailure", failure)
 				.withDetail("failedReloads", this.policies.failedReloads());
+		}
+		if (this.policies.overLimit()) {
+			health.withDetail("policiesFrozen", true).withDetail("maximumPolicies", this.policies.maximumPolicies());
 		}
 		if (this.apiKeys != null) {
 			health.withDetail("apiKeys", apiKeyDetails(this.apiKeys));

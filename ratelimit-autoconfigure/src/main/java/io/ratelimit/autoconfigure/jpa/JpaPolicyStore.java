@@ -1,10 +1,13 @@
 package io.ratelimit.autoconfigure.jpa;
 
+import java.math.BigDecimal;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
 
-import io.ratelimit.autoconfigure.jpa.model.PolicyRowEntity;
 import io.ratelimit.autoconfigure.migration.SchemaMigration;
 import io.ratelimit.core.identity.ApiKey;
 import io.ratelimit.core.identity.ApiKeySource;
@@ -51,12 +54,19 @@ public class JpaPolicyStore implements PolicySource, ApiKeySource {
 
 	@Override
 	public List<PolicyRow> load() {
+		List<PolicyRow> rows = new ArrayList<>();
+		read(rows::add);
+		return rows;
+	}
+
+	@Override
+	public void read(Consumer<? super PolicyRow> reader) {
 		this.migration.migrateIfPending();
-		List<PolicyRow> rows = this.readOnly.execute((status) -> this.policies.findAllByOrderByIdAsc()
-			.stream()
-			.map(JpaPolicyStore::toRow)
-			.toList());
-		return (rows != null) ? rows : List.of();
+		this.readOnly.executeWithoutResult((status) -> {
+			try (Stream<Object[]> rows = this.policies.streamAllColumnsOrderById()) {
+				rows.forEach((columns) -> reader.accept(toRow(columns)));
+			}
+		});
 	}
 
 	@Override
@@ -77,11 +87,11 @@ public class JpaPolicyStore implements PolicySource, ApiKeySource {
 		return (keys != null) ? keys : List.of();
 	}
 
-	private static PolicyRow toRow(PolicyRowEntity entity) {
-		return new PolicyRow(String.valueOf(entity.getId()), entity.getEndpoint(), entity.getProjectId(),
-				entity.getRpsLimit(), entity.getMode(), entity.getScope(), entity.getLimitName(), entity.getAppliesTo(),
-				entity.getEndpointGroup(), entity.getLimitCount(), entity.getLimitWindow(), entity.getBurst(),
-				entity.getCounts(), entity.getPlan());
+	private static PolicyRow toRow(Object[] columns) {
+		return new PolicyRow(String.valueOf(columns[0]), (String) columns[1], (String) columns[2],
+				(BigDecimal) columns[3], (String) columns[4], (String) columns[5], (String) columns[6],
+				(String) columns[7], (String) columns[8], (Long) columns[9], (String) columns[10], (Long) columns[11],
+				(String) columns[12], (String) columns[13]);
 	}
 
 }

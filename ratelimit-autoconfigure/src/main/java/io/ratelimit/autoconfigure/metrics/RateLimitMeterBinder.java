@@ -21,7 +21,10 @@ import io.ratelimit.core.policy.ReloadablePolicies;
  * <li>{@code ratelimit.policy.reloads} (function counters), tagged {@code result} =
  * {@code success} or {@code failure};</li>
  * <li>{@code ratelimit.policy.snapshot.age} (time gauge): time since the policies in use
- * were read.</li>
+ * were read;</li>
+ * <li>{@code ratelimit.policy.over-limit} (gauge): 1 while the policy table holds more rows
+ * than {@code ratelimit.policy.maximum-policies}, so that every reload fails and no change
+ * takes effect; 0 otherwise. Alert on it: it does not pass by itself.</li>
  * </ul>
  */
 public class RateLimitMeterBinder implements MeterBinder {
@@ -62,6 +65,10 @@ public class RateLimitMeterBinder implements MeterBinder {
 		FunctionCounter.builder("ratelimit.policy.reloads", this.policies, ReloadablePolicies::failedReloads)
 			.description("Policy reloads, by result")
 			.tag("result", "failure")
+			.register(registry);
+		Gauge.builder("ratelimit.policy.over-limit", this.policies, (policies) -> policies.overLimit() ? 1 : 0)
+			.description("1 while the policy table holds more rows than ratelimit.policy.maximum-policies: "
+					+ "reloads fail and no change to the table takes effect")
 			.register(registry);
 		TimeGauge
 			.builder("ratelimit.policy.snapshot.age", this, TimeUnit.MILLISECONDS, RateLimitMeterBinder::ageMillis)

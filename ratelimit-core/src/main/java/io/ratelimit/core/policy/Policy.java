@@ -3,7 +3,6 @@ package io.ratelimit.core.policy;
 import java.math.BigDecimal;
 import java.util.Objects;
 
-import io.ratelimit.core.Quota;
 import io.ratelimit.core.bucket.BucketLimits;
 import io.ratelimit.core.endpoint.EndpointTemplate;
 import org.jspecify.annotations.Nullable;
@@ -18,42 +17,30 @@ import org.jspecify.annotations.Nullable;
  * API, counting {@linkplain LimitUnit points or requests}.
  * <p>
  * A value: two policies are equal when all their parts are. It also holds its own
- * {@code RateLimit-Policy} item and quoted name, built once here rather than for every
- * request that answers with them (they were two of the limiter's largest allocations per
- * admitted request, about 130 of 930 bytes; docs/benchmarks.md).
+ * {@code RateLimit-Policy} item and quoted name, built once rather than for every request
+ * that answers with them (they were two of the limiter's largest allocations per admitted
+ * request, about 130 of 930 bytes; docs/benchmarks.md). Policies loaded together share
+ * those, and everything else but their tenant, plan and row, with every policy that says
+ * the same: a table of a million tenants' rows holds a few distinct terms (docs/scaling.md).
  */
 public final class Policy {
 
 	/** The origin of the policies that apply when the table has no row. */
 	public static final String BUILT_IN = "built-in";
 
-	private final EndpointTemplate endpoint;
+	private static final String ROW = "row ";
+
+	private final PolicyTerms terms;
 
 	private final @Nullable String tenant;
 
 	private final @Nullable String plan;
 
-	private final BigDecimal rps;
+	/** The row number when the origin is {@code row <number>}, else -1. */
+	private final long row;
 
-	private final PolicyMode mode;
-
-	private final PolicyScope scope;
-
-	private final BucketLimits limits;
-
-	private final String origin;
-
-	private final @Nullable String limitName;
-
-	private final LimitTarget target;
-
-	private final @Nullable String group;
-
-	private final LimitUnit unit;
-
-	private final String quotedName;
-
-	private final String policyItem;
+	/** The origin when it is not a row number; built on demand otherwise. */
+	private final @Nullable String origin;
 
 	/**
 	 * Creates a policy.
@@ -110,29 +97,41 @@ public final class Policy {
 	public Policy(EndpointTemplate endpoint, @Nullable String tenant, BigDecimal rps, PolicyMode mode,
 			PolicyScope scope, BucketLimits limits, String origin, @Nullable String limitName, LimitTarget target,
 			@Nullable String group, LimitUnit unit, @Nullable String plan) {
+		this(new PolicyTerms(endpoint, rps, mode, scope, limits, limitName, target, group, unit), tenant, plan,
+				origin);
+	}
+
+	/**
+	 * Creates a policy of terms shared with other policies.
+	 */
+	Policy(PolicyTerms terms, @Nullable String tenant, @Nullable String plan, String origin) {
 		if (tenant != null && plan != null) {
 			throw new IllegalArgumentException("A policy is for a tenant or a plan, not both: " + tenant + ", " + plan);
 		}
-		this.plan = plan;
-		this.limitName = limitName;
-		this.target = Objects.requireNonNull(target, "target must not be null");
-		this.group = group;
-		this.unit = Objects.requireNonNull(unit, "unit must not be null");
-		if (limitName == null && (target != LimitTarget.ENDPOINT || unit != LimitUnit.POINTS)) {
-			throw new IllegalArgumentException("Only a named limit can apply to a group or the API or count requests");
-		}
-		if ((target == LimitTarget.GROUP) != (group != null)) {
-			throw new IllegalArgumentException("A group names its group, and only a group does: " + target + ", " + group);
-		}
-		this.endpoint = Objects.requireNonNull(endpoint, "endpoint must not be null");
+		this.terms = terms;
 		this.tenant = tenant;
-		this.rps = Objects.requireNonNull(rps, "rps must not be null");
-		this.mode = Objects.requireNonNull(mode, "mode must not be null");
-		this.scope = Objects.requireNonNull(scope, "scope must not be null");
-		this.limits = Objects.requireNonNull(limits, "limits must not be null");
-		this.origin = Objects.requireNonNull(origin, "origin must not be null");
-		this.quotedName = Quota.quoted(name());
-		this.policyItem = Quota.policyItem(this.quotedName, limits);
+		this.plan = plan;
+		Objects.requireNonNull(origin, "origin must not be null");
+		// A million "row 123" strings would cost more than the rest of their policies.
+		this.row = rowNumber(origin);
+		this.origin = (this.row < 0) ? origin : null;
+	}
+
+	private static long rowNumber(String origin) {
+		int digits = origin.length() - ROW.length();
+		if (!origin.startsWith(ROW) || digits < 1 || digits > 18 || (origin.charAt(ROW.length()) == '0' && digits > 1)) {
+			return -1;
+		}
+		for (int i = ROW.length(); i < origin.length(); i++) {
+			if (origin.charAt(i) < '0' || origin.charAt(i) > '9') {
+				return -1;
+			}
+		}
+		return Long.parseLong(origin, ROW.length(), origin.length(), 10);
+	}
+
+	PolicyTerms terms() {
+		return this.terms;
 	}
 
 	/**
@@ -140,7 +139,7 @@ public final class Policy {
 	 * @return the endpoint
 	 */
 	public EndpointTemplate endpoint() {
-		return this.endpoint;
+		return this.terms.endpoint;
 	}
 
 	/**
@@ -164,7 +163,7 @@ public final class Policy {
 	 * @return requests per second
 	 */
 	public BigDecimal rps() {
-		return this.rps;
+		return this.terms.rps;
 	}
 
 	/**
@@ -172,7 +171,7 @@ public final class Policy {
 	 * @return the mode
 	 */
 	public PolicyMode mode() {
-		return this.mode;
+		return this.terms.mode;
 	}
 
 	/**
@@ -180,7 +179,7 @@ public final class Policy {
 	 * @return the scope
 	 */
 	public PolicyScope scope() {
-		return this.scope;
+		return this.terms.scope;
 	}
 
 	/**
@@ -188,7 +187,7 @@ public final class Policy {
 	 * @return capacity {@code beta * rps}, refill {@code rps}
 	 */
 	public BucketLimits limits() {
-		return this.limits;
+		return this.terms.limits;
 	}
 
 	/**
@@ -196,7 +195,7 @@ public final class Policy {
 	 * @return {@code row <id>} or {@code built-in}
 	 */
 	public String origin() {
-		return this.origin;
+		return (this.origin != null) ? this.origin : ROW + this.row;
 	}
 
 	/**
@@ -205,7 +204,7 @@ public final class Policy {
 	 * @return the policy name
 	 */
 	public String name() {
-		return (this.limitName != null) ? this.limitName : this.endpoint.toString();
+		return this.terms.name();
 	}
 
 	/**
@@ -213,7 +212,7 @@ public final class Policy {
 	 * @return the limit name, {@code null} for an endpoint's own limit
 	 */
 	public @Nullable String limitName() {
-		return this.limitName;
+		return this.terms.limitName;
 	}
 
 	/**
@@ -221,7 +220,7 @@ public final class Policy {
 	 * @return whether the policy has a limit name
 	 */
 	public boolean isLayered() {
-		return this.limitName != null;
+		return this.terms.limitName != null;
 	}
 
 	/**
@@ -229,7 +228,7 @@ public final class Policy {
 	 * @return the target
 	 */
 	public LimitTarget target() {
-		return this.target;
+		return this.terms.target;
 	}
 
 	/**
@@ -237,7 +236,7 @@ public final class Policy {
 	 * @return the group name, {@code null} unless the target is {@link LimitTarget#GROUP}
 	 */
 	public @Nullable String group() {
-		return this.group;
+		return this.terms.group;
 	}
 
 	/**
@@ -245,7 +244,7 @@ public final class Policy {
 	 * @return points (the endpoint's weight) or requests
 	 */
 	public LimitUnit unit() {
-		return this.unit;
+		return this.terms.unit;
 	}
 
 	/**
@@ -253,7 +252,7 @@ public final class Policy {
 	 * @return e.g. {@code "GET /api/items/*"} with the quotes
 	 */
 	public String quotedName() {
-		return this.quotedName;
+		return this.terms.quotedName;
 	}
 
 	/**
@@ -262,7 +261,7 @@ public final class Policy {
 	 * @return e.g. {@code "default";q=20;w=2}
 	 */
 	public String policyItem() {
-		return this.policyItem;
+		return this.terms.policyItem;
 	}
 
 	/**
@@ -270,7 +269,7 @@ public final class Policy {
 	 * @return whether the scope is global
 	 */
 	public boolean isGlobal() {
-		return this.scope == PolicyScope.GLOBAL || this.scope == PolicyScope.GLOBAL_BATCHED;
+		return this.terms.scope == PolicyScope.GLOBAL || this.terms.scope == PolicyScope.GLOBAL_BATCHED;
 	}
 
 	/**
@@ -278,7 +277,7 @@ public final class Policy {
 	 * @return whether the scope is {@link PolicyScope#GLOBAL_BATCHED}
 	 */
 	public boolean isBatched() {
-		return this.scope == PolicyScope.GLOBAL_BATCHED;
+		return this.terms.scope == PolicyScope.GLOBAL_BATCHED;
 	}
 
 	/**
@@ -291,26 +290,23 @@ public final class Policy {
 
 	@Override
 	public boolean equals(@Nullable Object other) {
-		return (this == other) || (other instanceof Policy that && this.endpoint.equals(that.endpoint)
-				&& Objects.equals(this.tenant, that.tenant) && Objects.equals(this.plan, that.plan) && this.rps.equals(that.rps) && this.mode == that.mode
-				&& this.scope == that.scope && this.limits.equals(that.limits) && this.origin.equals(that.origin)
-				&& Objects.equals(this.limitName, that.limitName) && this.target == that.target
-				&& Objects.equals(this.group, that.group) && this.unit == that.unit);
+		return (this == other) || (other instanceof Policy that && this.terms.equals(that.terms)
+				&& Objects.equals(this.tenant, that.tenant) && Objects.equals(this.plan, that.plan) && this.row == that.row
+				&& Objects.equals(this.origin, that.origin));
 	}
 
 	@Override
 	public int hashCode() {
-		return Objects.hash(this.endpoint, this.tenant, this.plan, this.rps, this.mode, this.scope, this.limits, this.origin,
-				this.limitName, this.target, this.group, this.unit);
+		return Objects.hash(this.terms, this.tenant, this.plan, this.row, this.origin);
 	}
 
 	@Override
 	public String toString() {
-		return "Policy[endpoint=" + this.endpoint + ", tenant=" + this.tenant
-				+ ((this.plan != null) ? ", plan=" + this.plan : "") + ", rps=" + this.rps + ", mode="
-				+ this.mode + ", scope=" + this.scope + ", limits=" + this.limits + ", origin=" + this.origin
-				+ ((this.limitName != null) ? ", limit=" + this.limitName + ", target=" + this.target
-						+ ((this.group != null) ? " " + this.group : "") + ", counts=" + this.unit : "")
+		return "Policy[endpoint=" + endpoint() + ", tenant=" + this.tenant
+				+ ((this.plan != null) ? ", plan=" + this.plan : "") + ", rps=" + rps() + ", mode=" + mode()
+				+ ", scope=" + scope() + ", limits=" + limits() + ", origin=" + origin()
+				+ ((limitName() != null) ? ", limit=" + limitName() + ", target=" + target()
+						+ ((group() != null) ? " " + group() : "") + ", counts=" + unit() : "")
 				+ "]";
 	}
 

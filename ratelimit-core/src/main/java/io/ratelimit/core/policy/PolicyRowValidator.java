@@ -5,9 +5,7 @@ import java.math.RoundingMode;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -18,16 +16,12 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Turns policy rows into policies, rejecting each bad row with the reason. A bad row never
- * stops the others, and duplicates (same endpoint, tenant or plan, and limit name) resolve to the
- * strictest row, so a mistake in the table can make a limit tighter but never looser. All
+ * stops the others, and duplicates (same endpoint, tenant or plan, and limit name) resolve to
+ * the strictest row, so a mistake in the table can make a limit tighter but never looser. All
  * rows of one limit name must agree on what the limit applies to, since that decides whose
  * requests share its buckets; a row that disagrees with the first one is rejected.
  */
 final class PolicyRowValidator {
-
-	/** Orders duplicates: enforcing before shadow before off, then the lower rate. */
-	private static final Comparator<Policy> STRICTEST_FIRST = Comparator.comparing(Policy::mode)
-		.thenComparing(Policy::rps);
 
 	/** The longest name a layered limit may have: it is sent in every response. */
 	static final int MAXIMUM_NAME_LENGTH = 64;
@@ -48,19 +42,30 @@ final class PolicyRowValidator {
 
 	private final List<RejectedRow> rejected = new ArrayList<>();
 
-	private final Map<PolicyKey, Accepted> byKey = new LinkedHashMap<>();
+	private final StrictestRows strictest;
 
 	private final Map<String, Policy> firstOfName = new HashMap<>();
 
-	PolicyRowValidator(PolicySettings settings) {
+	/** What each distinct row, but for its id, tenant and plan, comes to: validated once. */
+	private final Map<RowTerms, Outcome> outcomes = new HashMap<>();
+
+	/**
+	 * Creates a validator.
+	 * @param settings the settings rows are validated and completed with
+	 * @param expectedRows about how many rows will come, so that a table of a million rows
+	 * is not indexed through twenty resizes of a growing one
+	 */
+	PolicyRowValidator(PolicySettings settings, int expectedRows) {
 		this.settings = settings;
+		this.strictest = new StrictestRows(expectedRows, this.rejected);
 	}
 
-	PolicyRowValidator validate(List<PolicyRow> rows) {
-		for (PolicyRow row : rows) {
-			validate(row);
-		}
-		this.byKey.values().stream().map(Accepted::policy).forEach(this.accepted::add);
+	/**
+	 * Ends validation: the rows given to {@link #validate(PolicyRow)} are accepted or rejected.
+	 */
+	PolicyRowValidator finish() {
+		this.accepted.addAll(this.strictest.policies());
+		this.outcomes.clear();
 		return this;
 	}
 
@@ -72,13 +77,48 @@ final class PolicyRowValidator {
 		return this.rejected;
 	}
 
-	private void validate(PolicyRow row) {
-		String problem = problem(row);
+	/**
+	 * Validates one row; {@link #finish()} when all are given.
+	 */
+	void validate(PolicyRow row) {
+		Outcome outcome = this.outcomes.computeIfAbsent(RowTerms.of(row), this::outcome);
+		String problem = (outcome.endpointProblem() != null) ? outcome.endpointProblem()
+				: tenantProblem(row.tenant(), Objects.requireNonNull(outcome.endpoint()));
+		if (problem == null) {
+			problem = planProblem(row, Objects.requireNonNull(outcome.endpoint()));
+		}
+		if (problem == null) {
+			problem = outcome.problem();
+		}
 		if (problem != null) {
 			this.rejected.add(new RejectedRow(row, problem));
 			return;
 		}
-		EndpointTemplate endpoint = EndpointTemplate.parse(row.endpoint());
+		Policy policy = new Policy(Objects.requireNonNull(outcome.terms()), row.tenant(), row.plan(),
+				"row " + row.id());
+		String conflict = conflict(policy);
+		if (conflict != null) {
+			this.rejected.add(new RejectedRow(row, conflict));
+			return;
+		}
+		this.strictest.add(outcome.row(), policy);
+	}
+
+	/**
+	 * Validates what rows of the same terms have in common: everything but the tenant and
+	 * plan.
+	 */
+	private Outcome outcome(RowTerms terms) {
+		PolicyRow row = terms.toRow("", null, null);
+		String endpointProblem = endpointProblem(row);
+		if (endpointProblem != null) {
+			return new Outcome(terms, null, endpointProblem, null, null);
+		}
+		EndpointTemplate endpoint = EndpointTemplate.parse(Objects.requireNonNull(row.endpoint()));
+		String problem = problem(row, endpoint);
+		if (problem != null) {
+			return new Outcome(terms, endpoint, null, problem, null);
+		}
 		PolicyMode mode = Objects.requireNonNull(PolicyMode.parse(row.mode()));
 		PolicyScope scope = Objects.requireNonNull(PolicyScope.parse(row.scope()));
 		BucketLimits limits;
@@ -89,19 +129,13 @@ final class PolicyRowValidator {
 		}
 		catch (IllegalArgumentException | ArithmeticException ex) {
 			// Whatever the checks above missed, one row must not fail the whole load.
-			this.rejected.add(new RejectedRow(row, "the limit cannot be represented: " + ex.getMessage()));
-			return;
+			return new Outcome(terms, endpoint, null, "the limit cannot be represented: " + ex.getMessage(), null);
 		}
 		BigDecimal rps = (row.rpsLimit() != null) ? row.rpsLimit() : limits.rps();
-		Policy policy = new Policy(endpoint, row.tenant(), rps, mode, scope, limits, "row " + row.id(),
-				blankToNull(row.limitName()), Objects.requireNonNull(LimitTarget.parse(row.appliesTo())),
-				blankToNull(row.group()), Objects.requireNonNull(LimitUnit.parse(row.counts())), row.plan());
-		String conflict = conflict(policy);
-		if (conflict != null) {
-			this.rejected.add(new RejectedRow(row, conflict));
-			return;
-		}
-		keepStricter(new Accepted(row, policy));
+		return new Outcome(terms, endpoint, null, null,
+				new PolicyTerms(endpoint, rps, mode, scope, limits, blankToNull(row.limitName()),
+						Objects.requireNonNull(LimitTarget.parse(row.appliesTo())), blankToNull(row.group()),
+						Objects.requireNonNull(LimitUnit.parse(row.counts()))));
 	}
 
 	private @Nullable String conflict(Policy policy) {
@@ -132,7 +166,7 @@ final class PolicyRowValidator {
 		return Duration.parse(Objects.requireNonNull(row.limitWindow()).strip());
 	}
 
-	private @Nullable String problem(PolicyRow row) {
+	private @Nullable String endpointProblem(PolicyRow row) {
 		if (row.endpoint() == null || row.endpoint().isBlank()) {
 			return "endpoint is missing";
 		}
@@ -146,33 +180,16 @@ final class PolicyRowValidator {
 		if (!endpoint.isReserved() && !this.settings.knownEndpoints().test(endpoint)) {
 			return "the application has no endpoint '" + endpoint + "'";
 		}
-		if (row.tenant() != null && row.tenant().isBlank()) {
+		return null;
+	}
+
+	private static @Nullable String tenantProblem(@Nullable String tenant, EndpointTemplate endpoint) {
+		if (tenant != null && tenant.isBlank()) {
 			return "project_id must be NULL for a global policy or name a project, but was blank";
 		}
-		if (endpoint.isUnknown() && row.tenant() != null) {
+		if (endpoint.isUnknown() && tenant != null) {
 			return "UNKNOWN policies are global (unknown endpoints are limited by network identity alone), "
 					+ "so project_id must be NULL";
-		}
-		String planProblem = planProblem(row, endpoint);
-		if (planProblem != null) {
-			return planProblem;
-		}
-		String layerProblem = layerProblem(row, endpoint);
-		if (layerProblem != null) {
-			return layerProblem;
-		}
-		if (row.rpsLimit() != null && (row.limitCount() != null || row.limitWindow() != null || row.burst() != null)) {
-			return "a row states rps_limit or limit_count per limit_window (with burst), not both";
-		}
-		String rateProblem = (row.rpsLimit() != null) ? PolicySettings.rateProblem(row.rpsLimit()) : countProblem(row);
-		if (rateProblem != null) {
-			return rateProblem;
-		}
-		if (PolicyMode.parse(row.mode()) == null) {
-			return "mode must be ENFORCE, SHADOW or OFF, but was '" + row.mode() + "'";
-		}
-		if (PolicyScope.parse(row.scope()) == null) {
-			return "scope must be LOCAL, GLOBAL or GLOBAL_BATCHED, but was '" + row.scope() + "'";
 		}
 		return null;
 	}
@@ -195,6 +212,27 @@ final class PolicyRowValidator {
 		if (endpoint.isUnknown()) {
 			return "UNKNOWN policies are global (unknown endpoints are limited by network identity alone), "
 					+ "so plan must be NULL";
+		}
+		return null;
+	}
+
+	private @Nullable String problem(PolicyRow row, EndpointTemplate endpoint) {
+		String layerProblem = layerProblem(row, endpoint);
+		if (layerProblem != null) {
+			return layerProblem;
+		}
+		if (row.rpsLimit() != null && (row.limitCount() != null || row.limitWindow() != null || row.burst() != null)) {
+			return "a row states rps_limit or limit_count per limit_window (with burst), not both";
+		}
+		String rateProblem = (row.rpsLimit() != null) ? PolicySettings.rateProblem(row.rpsLimit()) : countProblem(row);
+		if (rateProblem != null) {
+			return rateProblem;
+		}
+		if (PolicyMode.parse(row.mode()) == null) {
+			return "mode must be ENFORCE, SHADOW or OFF, but was '" + row.mode() + "'";
+		}
+		if (PolicyScope.parse(row.scope()) == null) {
+			return "scope must be LOCAL, GLOBAL or GLOBAL_BATCHED, but was '" + row.scope() + "'";
 		}
 		return null;
 	}
@@ -276,32 +314,13 @@ final class PolicyRowValidator {
 		return null;
 	}
 
-	private void keepStricter(Accepted candidate) {
-		PolicyKey key = new PolicyKey(candidate.policy().endpoint(), candidate.policy().tenant(),
-				candidate.policy().plan(), candidate.policy().limitName());
-		Accepted existing = this.byKey.get(key);
-		if (existing == null) {
-			this.byKey.put(key, candidate);
-			return;
-		}
-		Accepted stricter = (STRICTEST_FIRST.compare(candidate.policy(), existing.policy()) < 0) ? candidate : existing;
-		Accepted looser = (stricter == candidate) ? existing : candidate;
-		this.byKey.put(key, stricter);
-		this.rejected.add(new RejectedRow(looser.row(), "duplicate of row " + stricter.row().id()
-				+ ((key.limitName() == null) ? " for the same endpoint and " + owner(key)
-						: " for the same endpoint, " + owner(key) + " and limit_name")
-				+ "; the stricter row " + stricter.row().id() + " applies"));
-	}
-
-	private static String owner(PolicyKey key) {
-		return (key.plan() != null) ? "plan" : "project_id";
-	}
-
-	private record Accepted(PolicyRow row, Policy policy) {
-	}
-
-	record PolicyKey(EndpointTemplate endpoint, @Nullable String tenant, @Nullable String plan,
-			@Nullable String limitName) {
+	/**
+	 * What validating the columns of a row but its id and tenant came to: a problem with the
+	 * endpoint, which is reported before any problem with the tenant; the endpoint and a
+	 * problem with the other columns; or the endpoint and the policy terms.
+	 */
+	private record Outcome(RowTerms row, @Nullable EndpointTemplate endpoint, @Nullable String endpointProblem,
+			@Nullable String problem, @Nullable PolicyTerms terms) {
 	}
 
 }

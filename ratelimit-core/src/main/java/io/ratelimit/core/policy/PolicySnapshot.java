@@ -118,9 +118,40 @@ public final class PolicySnapshot {
 	 */
 	public static PolicySnapshot of(List<PolicyRow> rows, Map<String, String> tenantPlans, PolicySettings settings,
 			long version, Instant loadedAt) {
-		PolicyRowValidator validation = new PolicyRowValidator(settings).validate(rows);
-		return new PolicySnapshot(version, loadedAt, validation.accepted(), validation.rejected(), tenantPlans,
-				settings);
+		Builder builder = new Builder(settings, rows.size());
+		rows.forEach(builder::add);
+		return builder.build(tenantPlans, version, loadedAt);
+	}
+
+	/**
+	 * Validates rows one at a time as they are read, into a snapshot.
+	 */
+	static final class Builder {
+
+		private final PolicySettings settings;
+
+		private final PolicyRowValidator validator;
+
+		/**
+		 * Creates a builder.
+		 * @param settings the settings rows are validated and completed with
+		 * @param expectedRows about how many rows will come
+		 */
+		Builder(PolicySettings settings, int expectedRows) {
+			this.settings = settings;
+			this.validator = new PolicyRowValidator(settings, expectedRows);
+		}
+
+		void add(PolicyRow row) {
+			this.validator.validate(row);
+		}
+
+		PolicySnapshot build(Map<String, String> tenantPlans, long version, Instant loadedAt) {
+			PolicyRowValidator validation = this.validator.finish();
+			return new PolicySnapshot(version, loadedAt, validation.accepted(), validation.rejected(), tenantPlans,
+					this.settings);
+		}
+
 	}
 
 	/**

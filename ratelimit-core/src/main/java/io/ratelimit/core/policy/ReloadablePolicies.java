@@ -17,12 +17,25 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * Reloads are serialized, so concurrent reload requests are safe and each one reads the
  * table afresh. Listeners added with {@link #addListener} are told about each reload.
+ * <p>
+ * At most {@code maximumPolicies} rows are read: a table with more fails to load, with a
+ * message that says so, rather than filling the heap. Unlike an outage of the table, that
+ * failure repeats at every reload until someone acts, and no change to any row takes
+ * effect meanwhile: {@link #overLimit()} tells it apart, for health and metrics.
  */
 public final class ReloadablePolicies {
 
 	private static final System.Logger logger = System.getLogger(ReloadablePolicies.class.getName());
 
+	/**
+	 * The most rows read by default: a million rows are held in about 140 MB and read in a
+	 * few seconds (docs/scaling.md), and every change to any row reads them all again.
+	 */
+	public static final int DEFAULT_MAXIMUM_POLICIES = 1_000_000;
+
 	private final PolicySource source;
+
+	private final int maximumPolicies;
 
 	private final PolicySettings settings;
 
@@ -36,6 +49,8 @@ public final class ReloadablePolicies {
 
 	private volatile @Nullable String lastFailure;
 
+	private volatile boolean overLimit;
+
 	// Written only under the reload lock, read by metrics from any thread.
 	private volatile long failedReloads;
 
@@ -46,7 +61,23 @@ public final class ReloadablePolicies {
 	 * @param time the clock load times are read from
 	 */
 	public ReloadablePolicies(PolicySource source, PolicySettings settings, TimeSource time) {
+		this(source, settings, DEFAULT_MAXIMUM_POLICIES, time);
+	}
+
+	/**
+	 * Creates a holder that serves the built-in policies until {@link #reload()} succeeds.
+	 * @param source where the rows come from
+	 * @param settings the built-in limits, burst factor and known endpoints
+	 * @param maximumPolicies the most rows read; a table with more fails to load
+	 * @param time the clock load times are read from
+	 */
+	public ReloadablePolicies(PolicySource source, PolicySettings settings, int maximumPolicies, TimeSource time) {
 		this.source = Objects.requireNonNull(source, "source must not be null");
+		if (maximumPolicies < 1) {
+			throw new IllegalArgumentException(
+					"The maximum number of policy rows must be at least 1, but was " + maximumPolicies);
+		}
+		this.maximumPolicies = maximumPolicies;
 		this.settings = Objects.requireNonNull(settings, "settings must not be null");
 		this.time = Objects.requireNonNull(time, "time must not be null");
 		this.current = PolicySnapshot.builtIn(settings, now());
@@ -74,6 +105,24 @@ public final class ReloadablePolicies {
 	 */
 	public @Nullable String lastFailure() {
 		return this.lastFailure;
+	}
+
+	/**
+	 * Returns whether the most recent read of the table found more rows than the maximum (a
+	 * reload that could not read it changes nothing): every reload fails the same way, and
+	 * no change to the table takes effect, until it shrinks or the maximum is raised.
+	 * @return whether the policy table is over the maximum
+	 */
+	public boolean overLimit() {
+		return this.overLimit;
+	}
+
+	/**
+	 * Returns the most rows read.
+	 * @return the maximum
+	 */
+	public int maximumPolicies() {
+		return this.maximumPolicies;
 	}
 
 	/**
@@ -116,8 +165,7 @@ public final class ReloadablePolicies {
 
 	private PolicyReloadResult load() {
 		try {
-			PolicySnapshot next = PolicySnapshot.of(this.source.load(), this.source.loadTenantPlans(), this.settings,
-					this.current.version() + 1, now());
+			PolicySnapshot next = read();
 			this.current = next;
 			this.lastFailure = null;
 			next.rejected()
@@ -132,6 +180,42 @@ public final class ReloadablePolicies {
 					"Could not reload rate limit policies, keeping version {0}: {1}", this.current.version(), failure);
 			return new PolicyReloadResult(this.current, failure);
 		}
+	}
+
+	private PolicySnapshot read() throws Exception {
+		// The table rarely changes much between reloads.
+		PolicySnapshot last = this.current;
+		PolicySnapshot.Builder builder = new PolicySnapshot.Builder(this.settings,
+				Math.min(this.maximumPolicies, last.policies().size() + last.rejected().size()));
+		int[] rows = { 0 };
+		try {
+			this.source.read((row) -> {
+				if (++rows[0] > this.maximumPolicies) {
+					// Stops the read: the rows beyond the maximum are neither read nor held.
+					throw tooManyRows();
+				}
+				builder.add(row);
+			});
+		}
+		catch (Exception ex) {
+			// Only a read that got past the maximum says anything about it.
+			if (rows[0] > this.maximumPolicies) {
+				this.overLimit = true;
+			}
+			throw ex;
+		}
+		this.overLimit = rows[0] > this.maximumPolicies;
+		if (this.overLimit) {
+			// The source went on after the reader stopped it; its rows are still too many.
+			throw tooManyRows();
+		}
+		return builder.build(this.source.loadTenantPlans(), this.current.version() + 1, now());
+	}
+
+	private IllegalStateException tooManyRows() {
+		return new IllegalStateException("the table holds more than " + this.maximumPolicies
+				+ " policy rows (ratelimit.policy.maximum-policies); the policies loaded before stay in force, and "
+				+ "no change to the table takes effect, until it holds fewer or the maximum is raised");
 	}
 
 	private void notifyListeners(PolicyReloadResult result) {

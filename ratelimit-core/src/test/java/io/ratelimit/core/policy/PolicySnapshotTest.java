@@ -49,6 +49,27 @@ class PolicySnapshotTest {
 	}
 
 	@Test
+	void ofWhenRowsSayTheSameForManyTenantsThenPoliciesShareTheirTermsAndAnswerAsBefore() {
+		PolicySnapshot snapshot = snapshot(List.of(row("17", "GET /api/users/*", "acme", "10.000000"),
+				row("18", "GET /api/users/*", "globex", "10.000000"), row("x-9", "GET /api/users/*", null, "10")));
+
+		Policy acme = snapshot.resolve(USERS, "acme");
+		Policy globex = snapshot.resolve(USERS, "globex");
+		Policy global = snapshot.resolve(USERS, null);
+
+		assertThat(acme.policyItem()).isEqualTo("\"GET /api/users/*\";q=20;w=2").isSameAs(globex.policyItem());
+		assertThat(acme.quotedName()).isEqualTo("\"GET /api/users/*\"").isSameAs(globex.quotedName());
+		assertThat(acme.limits()).isSameAs(globex.limits());
+		assertThat(acme.rps().toPlainString()).isEqualTo("10.000000");
+		assertThat(global.rps().toPlainString()).isEqualTo("10");
+		assertThat(List.of(acme.origin(), globex.origin(), global.origin())).containsExactly("row 17", "row 18",
+				"row x-9");
+		assertThat(acme).isNotEqualTo(globex);
+		assertThat(acme.toString()).isEqualTo("Policy[endpoint=GET /api/users/*, tenant=acme, rps=10.000000, "
+				+ "mode=ENFORCE, scope=LOCAL, limits=BucketLimits[rps=10.000000, capacity=20.0], origin=row 17]");
+	}
+
+	@Test
 	void resolveWhenTemplateAndTenantRowExistsThenItWins() {
 		assertThat(fullChainWithout().resolve(USERS, "acme").origin()).isEqualTo("row 1");
 	}

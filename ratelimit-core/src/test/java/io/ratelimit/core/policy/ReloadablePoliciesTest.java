@@ -11,6 +11,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Consumer;
 
 import io.ratelimit.core.FakeTimeSource;
 import io.ratelimit.core.endpoint.EndpointTemplate;
@@ -98,6 +99,82 @@ class ReloadablePoliciesTest {
 
 		assertThat(this.policies.failedReloads()).isEqualTo(2);
 		assertThat(this.policies.current().version()).isEqualTo(1);
+	}
+
+	@Test
+	void reloadWhenTableHoldsMoreRowsThanMaximumThenKeepsLastGoodSnapshotAndStopsReading() {
+		List<PolicyRow> read = new ArrayList<>();
+		ReloadablePolicies bounded = new ReloadablePolicies(new PolicySource() {
+
+			@Override
+			public List<PolicyRow> load() {
+				return ReloadablePoliciesTest.this.table.get();
+			}
+
+			@Override
+			public void read(Consumer<? super PolicyRow> reader) {
+				for (PolicyRow row : ReloadablePoliciesTest.this.table.get()) {
+					read.add(row);
+					reader.accept(row);
+				}
+			}
+
+		}, SETTINGS, 2, this.time);
+		this.table.set(generation(1));
+		bounded.reload();
+		PolicySnapshot good = bounded.current();
+		this.table.set(tenants(5));
+		read.clear();
+
+		PolicyReloadResult result = bounded.reload();
+
+		assertThat(result.succeeded()).isFalse();
+		assertThat(result.failure()).startsWith("IllegalStateException: the table holds more than 2 policy rows "
+				+ "(ratelimit.policy.maximum-policies)");
+		assertThat(bounded.current()).isSameAs(good);
+		assertThat(bounded.overLimit()).isTrue();
+		assertThat(bounded.maximumPolicies()).isEqualTo(2);
+		assertThat(read).hasSize(3);
+	}
+
+	@Test
+	void reloadWhenTableBackUnderMaximumThenLoadsAndNoLongerOverLimit() {
+		ReloadablePolicies bounded = new ReloadablePolicies(this.table::get, SETTINGS, 2, this.time);
+		this.table.set(tenants(3));
+		bounded.reload();
+		this.table.set(tenants(2));
+
+		PolicyReloadResult result = bounded.reload();
+
+		assertThat(result.succeeded()).isTrue();
+		assertThat(bounded.overLimit()).isFalse();
+		assertThat(bounded.current().policies()).hasSize(2);
+	}
+
+	@Test
+	void reloadWhenSourceFailsWhileOverLimitThenStillOverLimit() {
+		ReloadablePolicies bounded = new ReloadablePolicies(() -> {
+			if (this.databaseDown.get()) {
+				throw new SQLException("Connection refused");
+			}
+			return this.table.get();
+		}, SETTINGS, 2, this.time);
+		this.table.set(tenants(3));
+		bounded.reload();
+		this.databaseDown.set(true);
+
+		bounded.reload();
+
+		assertThat(bounded.overLimit()).isTrue();
+		assertThat(bounded.lastFailure()).isEqualTo("SQLException: Connection refused");
+	}
+
+	private static List<PolicyRow> tenants(int count) {
+		List<PolicyRow> rows = new ArrayList<>();
+		for (int i = 0; i < count; i++) {
+			rows.add(new PolicyRow("t" + i, "GET /api/users/*", "tenant-" + i, BigDecimal.TEN, null));
+		}
+		return rows;
 	}
 
 	@Test
