@@ -305,6 +305,11 @@ class PlansEndToEndTest {
 		List<String> plans = new ArrayList<>();
 		listing.path("policies").forEach((policy) -> plans.add(policy.path("plan").asString("-")));
 		assertThat(plans).contains("free", "pro", "enterprise", "-");
+		this.address = "198.51.100." + addresses.incrementAndGet();
+		JsonNode pro = new ObjectMapper().readTree(send("GET", "/actuator/ratelimit?plan=pro", null).body());
+		assertThat(pro.path("policies")).isNotEmpty()
+			.allSatisfy((policy) -> assertThat(policy.path("plan").asString()).isEqualTo("pro"));
+		assertThat(pro.path("page").path("totalElements").asLong()).isEqualTo(pro.path("policies").size());
 	}
 
 	private JsonNode explain(String query) throws Exception {
