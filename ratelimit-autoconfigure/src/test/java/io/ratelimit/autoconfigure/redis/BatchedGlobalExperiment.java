@@ -112,7 +112,14 @@ class BatchedGlobalExperiment {
 	 */
 	private static final Duration TIMEOUT = Duration.ofSeconds(5);
 
-	private static final int[] DELAYS_MILLIS = { 0, 1, 20 };
+	private static final int[] DELAYS_MILLIS = Arrays.stream(System.getProperty("ratelimit.experiment.delays", "0,1,20")
+		.split(",")).mapToInt((delay) -> Integer.parseInt(delay.strip())).toArray();
+
+	/** The lease sizing's horizon and the idle return of batched mode: the defaults unless set. */
+	private static final Duration HORIZON = Duration.ofMillis(Long.getLong("ratelimit.experiment.horizon-ms", 100));
+
+	private static final Duration IDLE_RETURN = Duration
+		.ofMillis(Long.getLong("ratelimit.experiment.idle-return-ms", 1000));
 
 	enum Mode {
 
@@ -251,8 +258,11 @@ class BatchedGlobalExperiment {
 				return new Replica(proxy, redis, failover(redis), sent, null, null);
 			}
 			ExecutorService background = BatchedLeases.backgroundThreads();
-			LeasedBucketStore leases = new LeasedBucketStore(redis, LeaseSizing.defaults(), Duration.ofSeconds(1),
-					100_000, background, TimeSource.system());
+			LeaseSizing defaults = LeaseSizing.defaults();
+			LeaseSizing sizing = new LeaseSizing(HORIZON, defaults.maximumShare(), defaults.dynamic(),
+					defaults.coldKeyShare());
+			LeasedBucketStore leases = new LeasedBucketStore(redis, sizing, IDLE_RETURN, 100_000, background,
+					TimeSource.system());
 			return new Replica(proxy, redis, failover(leases), sent, leases, background);
 		}
 
