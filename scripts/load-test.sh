@@ -16,6 +16,8 @@
 #                                                           # where the limiter's CPU goes
 #   PROFILE=alloc VARIANTS='minimal-disabled minimal-enabled' scripts/load-test.sh > alloc.md
 #                                                           # where it allocates
+#   FORKS=3 CONNECTIONS=4 VARIANTS='minimal-disabled minimal-enabled minimal-layered' \
+#     scripts/load-test.sh > layered.md                     # three layered limits against one
 #
 # Settings (environment variables):
 #   ROUNDS       measured runs of each variant, alternating variants, per fork    (5)
@@ -31,7 +33,7 @@
 #   CONNECTIONS  wrk connections, all from 127.0.0.1, so one client to the limiters (16)
 #   THREADS      wrk threads                                                      (1)
 #   VARIANTS     which variants, in this order                 (all nine, see VARIANT_LIST;
-#                enabled-admin, the limiter with its admin endpoint exposed, on request)
+#                enabled-admin, minimal-disabled-no-osiv and minimal-layered on request)
 #   PIN          1: apps on APP_CPUS, wrk on WRK_CPUS with taskset; 0: no pinning (1)
 #   APP_CPUS     CPUs of the applications                                         (1)
 #   WRK_CPUS     CPUs of wrk                                                      (0)
@@ -63,8 +65,9 @@ VARIANT_LIST="minimal-disabled minimal-enabled minimal-rejected disabled enabled
 # application's port, next to `enabled`, whose admin endpoint is not exposed; and the
 # minimal app without the limiter and without Spring Boot's open-in-view interceptor, which
 # the JPA the starter brings turns on for every web request of an application that does
-# not set spring.jpa.open-in-view.
-OPTIONAL_VARIANTS="enabled-admin minimal-disabled-no-osiv"
+# not set spring.jpa.open-in-view. And the minimal app with three layered limits on its
+# endpoint instead of the built-in default policy alone (scripts/load-test/minimal-layered.*).
+OPTIONAL_VARIANTS="enabled-admin minimal-disabled-no-osiv minimal-layered"
 VARIANTS=${VARIANTS:-$VARIANT_LIST}
 PIN=${PIN:-1}
 APP_CPUS=${APP_CPUS:-1}
@@ -119,6 +122,7 @@ describe() {
     minimal-disabled) echo "minimal app, limiter off (\`ratelimit.enabled=false\`)" ;;
     minimal-disabled-no-osiv) echo "minimal app, limiter off, \`spring.jpa.open-in-view=false\`" ;;
     minimal-enabled) echo "minimal app, limiter on, built-in default policy at 1,000,000 rps per client: all admitted" ;;
+    minimal-layered) echo "minimal app, limiter on, three limits per client: the endpoint's own row at 1,000,000 rps, 1,000,000,000 requests an hour across the API, 30,000,000 points a minute for its group: all admitted" ;;
     minimal-rejected) echo "minimal app, limiter on, built-in default policy at 1 rps per client: almost all 429" ;;
     disabled) echo "sample app, limiter off (\`ratelimit.enabled=false\`)" ;;
     enabled) echo "sample app, limiter on, 1,000,000 rps per client: all admitted" ;;
@@ -137,6 +141,7 @@ app_args() {
     minimal-disabled) echo "$MINIMAL_JAR --ratelimit.enabled=false" ;;
     minimal-disabled-no-osiv) echo "$MINIMAL_JAR --ratelimit.enabled=false --spring.jpa.open-in-view=false" ;;
     minimal-enabled) echo "$MINIMAL_JAR --ratelimit.policy.default-rps=1000000" ;;
+    minimal-layered) echo "$MINIMAL_JAR --ratelimit.policy.default-rps=1000000 --spring.config.additional-location=file:scripts/load-test/minimal-layered.properties" ;;
     minimal-rejected) echo "$MINIMAL_JAR --ratelimit.policy.default-rps=1" ;;
     disabled) echo "$SAMPLE_JAR --spring.profiles.active=loadtest --ratelimit.enabled=false" ;;
     enabled) echo "$SAMPLE_JAR --spring.profiles.active=loadtest --spring.flyway.placeholders.rps=1000000" ;;
@@ -173,7 +178,7 @@ ready_url() {
 # A response header that only an active limiter of that variant sets, or nothing.
 limiter_header() {
   case $1 in
-    minimal-enabled | minimal-rejected | enabled | enabled-admin | rejected) echo "RateLimit-Policy" ;;
+    minimal-enabled | minimal-layered | minimal-rejected | enabled | enabled-admin | rejected) echo "RateLimit-Policy" ;;
     bucket4j | bucket4j-rejected) echo "X-Rate-Limit-Remaining" ;;
   esac
 }
@@ -327,6 +332,11 @@ check_app() {
     [[ $variant == enabled-admin ]] && expected=200
     admin=$(curl -s -o /dev/null -w '%{http_code}' -u admin:change-me "http://127.0.0.1:${ports[$variant]}/actuator/ratelimit")
     [[ $admin == "$expected" ]] || fail "$variant answered $admin to GET /actuator/ratelimit as admin, not $expected"
+  fi
+  # Three limits in the fields, or the rows were not loaded.
+  if [[ $variant == minimal-layered ]]; then
+    grep -qiE '^RateLimit-Policy: "GET /api/products/\*";[^,]*, "hourly";[^,]*, "points";' <<<"$headers" \
+      || fail "$variant does not charge the three limits of scripts/load-test/minimal-layered.sql: $(grep -i '^RateLimit-Policy:' <<<"$headers")"
   fi
   if refuses "$variant"; then
     local codes
@@ -538,6 +548,9 @@ report() {
   differences=$(
     difference_row "minimal app: CPU µs per request added by the limiter (on − off)" minimal-enabled minimal-disabled 9 "$cpu_bound"
     difference_row "minimal app: bytes allocated per request by the limiter (on − off)" minimal-enabled minimal-disabled 13 256
+    difference_row "minimal app: CPU µs per request added by the limiter with three layered limits (layered − off)" minimal-layered minimal-disabled 9 "$cpu_bound"
+    difference_row "minimal app: CPU µs per request, three layered limits − one limit (layered − on)" minimal-layered minimal-enabled 9 ""
+    difference_row "minimal app: bytes per request, three layered limits − one limit (layered − on)" minimal-layered minimal-enabled 13 ""
     difference_row "minimal app: CPU µs per refused request − per request with the limiter off" minimal-rejected minimal-disabled 9 ""
     difference_row "minimal app, limiter off: CPU µs per request of open-in-view (on − off)" minimal-disabled minimal-disabled-no-osiv 9 ""
     difference_row "minimal app, limiter off: bytes per request of open-in-view (on − off)" minimal-disabled minimal-disabled-no-osiv 13 ""
@@ -583,9 +596,10 @@ report() {
   fi
   if ((FORKS > 1)); then
     local on off app
-    for app in minimal sample; do
+    for app in minimal minimal-layered sample; do
       on=enabled off=disabled
       [[ $app == minimal ]] && on=minimal-enabled off=minimal-disabled
+      [[ $app == minimal-layered ]] && on=minimal-layered off=minimal-disabled
       has_variant "$on" && has_variant "$off" || continue
       echo
       echo "Each fork's JVMs of the $app app on their own, that fork's medians: req/s, limiter on / off:" \

@@ -71,7 +71,10 @@ public final class Decision {
 		this.policy = policy;
 		this.quotas = quotas;
 		long retryAfter = 0;
-		for (Quota quota : quotas) {
+		// An admitted request has no refused quota: its quotas are not even looked at, so
+		// that a layered charge's are never made unless its fields are written.
+		for (int i = 0; outcome != Outcome.ALLOWED && i < quotas.size(); i++) {
+			Quota quota = quotas.get(i);
 			if (quota.refused()) {
 				retryAfter = Math.max(retryAfter, quota.resetSeconds());
 			}
@@ -146,10 +149,9 @@ public final class Decision {
 	 * the longest wait, else the endpoint's own
 	 * @return the decision
 	 */
-	static Decision layered(Outcome outcome, EndpointTemplate endpoint, Policy policy, List<Quota> enforcedQuotas,
+	static Decision layered(Outcome outcome, EndpointTemplate endpoint, Policy policy, ChargedQuotas enforcedQuotas,
 			long legacyNowMillis, @Nullable LoginAttempt attempt, String limitName) {
-		return new Decision(outcome, endpoint, policy, List.copyOf(enforcedQuotas), legacyNowMillis, attempt,
-				limitName);
+		return new Decision(outcome, endpoint, policy, enforcedQuotas, legacyNowMillis, attempt, limitName);
 	}
 
 	/**
@@ -254,6 +256,9 @@ public final class Decision {
 		if (!hasHeaders()) {
 			return null;
 		}
+		if (this.quotas instanceof ChargedQuotas charged) {
+			return charged.policyField();
+		}
 		// Most requests have one quota, the policy's own: its item is built once, by the policy.
 		if (this.quotas.size() == 1) {
 			Quota quota = this.quotas.get(0);
@@ -269,6 +274,9 @@ public final class Decision {
 	public @Nullable String rateLimit() {
 		if (!hasHeaders()) {
 			return null;
+		}
+		if (this.quotas instanceof ChargedQuotas charged) {
+			return charged.rateLimitField();
 		}
 		if (this.quotas.size() == 1) {
 			Quota quota = this.quotas.get(0);

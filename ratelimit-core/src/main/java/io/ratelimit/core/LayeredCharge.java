@@ -1,15 +1,9 @@
 package io.ratelimit.core;
 
-import java.util.ArrayList;
-import java.util.List;
-
 import io.ratelimit.core.bucket.BucketKey;
 import io.ratelimit.core.bucket.BucketLimits;
-import io.ratelimit.core.bucket.BucketStore;
 import io.ratelimit.core.bucket.Consumption;
 import io.ratelimit.core.endpoint.EndpointTemplate;
-import io.ratelimit.core.policy.Policy;
-import io.ratelimit.core.policy.PolicyMode;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -29,86 +23,71 @@ import org.jspecify.annotations.Nullable;
  * alone refuse, the request passes ({@link Decision.Outcome#SHADOW_REJECTED}) and is charged
  * to the enforced limits alone, all or nothing again. Only enforced limits appear in the
  * response fields.
+ * <p>
+ * What does not depend on the client (limits, stores, shapes, costs, field items) comes
+ * from a {@link ChargeLayout}; a decision brings only the client's bucket keys.
  */
 final class LayeredCharge {
 
-	private final List<Charge> charges = new ArrayList<>(4);
-
-	/**
-	 * Adds a bucket to charge.
-	 * @param policy the limit
-	 * @param store where its bucket lives
-	 * @param key the bucket key
-	 * @param limits the bucket shape, large enough for the tokens
-	 * @param tokens what the request costs this limit
-	 * @return this charge
-	 */
-	LayeredCharge add(Policy policy, BucketStore store, BucketKey key, BucketLimits limits, long tokens) {
-		return add(policy.name(), policy, store, key, limits, tokens);
+	private LayeredCharge() {
 	}
 
 	/**
-	 * Adds a bucket to charge under a name of its own in the fields, such as the account's
-	 * bucket of a login.
-	 * @param name the bucket's name in the fields
-	 * @param policy the limit
-	 * @param store where its bucket lives
-	 * @param key the bucket key
-	 * @param limits the bucket shape, large enough for the tokens
-	 * @param tokens what the request costs this limit
-	 * @return this charge
-	 */
-	LayeredCharge add(String name, Policy policy, BucketStore store, BucketKey key, BucketLimits limits,
-			long tokens) {
-		this.charges.add(new Charge(name, policy, store, key, limits, tokens));
-		return this;
-	}
-
-	/**
-	 * Charges every bucket added, all or nothing.
+	 * Charges every bucket of a layout, all or nothing.
+	 * @param layout the buckets to charge
+	 * @param keys the client's key of each bucket of the layout, in its order
 	 * @param endpoint the endpoint charged
-	 * @param own the endpoint's own policy, named by the decision
 	 * @param legacyNowMillis the wall-clock time for the legacy fields, negative for none
 	 * @param attempt the login attempt the request is, kept only if it is admitted
 	 * @return the decision
 	 */
-	Decision decide(EndpointTemplate endpoint, Policy own, long legacyNowMillis, @Nullable LoginAttempt attempt) {
-		int n = this.charges.size();
-		Consumption[] results = new Consumption[n];
+	static Decision decide(ChargeLayout layout, BucketKey[] keys, EndpointTemplate endpoint, long legacyNowMillis,
+			@Nullable LoginAttempt attempt) {
+		Consumption[] results = new Consumption[layout.size()];
 		boolean refusedEnforced = false;
 		boolean refusedShadow = false;
-		for (int i = 0; i < n; i++) {
-			Charge charge = this.charges.get(i);
-			results[i] = charge.store.tryConsume(charge.key, charge.limits, charge.tokens);
+		for (int i = 0; i < results.length; i++) {
+			results[i] = tryConsume(layout, keys, i);
 			if (!results[i].consumed()) {
-				refusedEnforced |= charge.enforced();
-				refusedShadow |= !charge.enforced();
+				refusedEnforced |= layout.enforced(i);
+				refusedShadow |= !layout.enforced(i);
 			}
 		}
 		if (refusedEnforced || refusedShadow) {
-			giveBackAll(results, false);
+			giveBackAll(layout, keys, results, false);
 		}
 		if (!refusedEnforced && refusedShadow) {
-			refusedEnforced = chargeEnforcedAgain(results);
+			refusedEnforced = chargeEnforcedAgain(layout, keys, results);
 		}
-		List<Quota> shown = new ArrayList<>(n);
-		String refusedBy = own.name();
-		long longestWait = 0;
-		for (int i = 0; i < n; i++) {
-			Charge charge = this.charges.get(i);
-			if (charge.enforced()) {
-				Quota quota = Quota.of(charge.name, charge.limits, results[i]);
-				shown.add(quota);
-				if (quota.refused() && quota.resetSeconds() > longestWait) {
-					longestWait = quota.resetSeconds();
-					refusedBy = charge.policy.name();
-				}
-			}
-		}
+		ChargedQuotas quotas = new ChargedQuotas(layout, results);
 		Decision.Outcome outcome = refusedEnforced ? Decision.Outcome.REJECTED
 				: refusedShadow ? Decision.Outcome.SHADOW_REJECTED : Decision.Outcome.ALLOWED;
-		return Decision.layered(outcome, endpoint, own, shown, legacyNowMillis,
+		// Only an enforced refusal leaves a shown quota refused: an admitted request has no
+		// limit to name but the endpoint's own.
+		String refusedBy = refusedEnforced ? longestRefusal(layout, quotas) : layout.own().name();
+		return Decision.layered(outcome, endpoint, layout.own(), quotas, legacyNowMillis,
 				(outcome == Decision.Outcome.ALLOWED) ? attempt : null, refusedBy);
+	}
+
+	private static Consumption tryConsume(ChargeLayout layout, BucketKey[] keys, int charge) {
+		return layout.store(charge).tryConsume(keys[charge], layout.limits(charge), layout.tokens(charge));
+	}
+
+	/**
+	 * The name of the limit that refused with the longest wait, the first of them if several
+	 * wait as long.
+	 */
+	private static String longestRefusal(ChargeLayout layout, ChargedQuotas quotas) {
+		String refusedBy = layout.own().name();
+		long longestWait = 0;
+		for (int i = 0; i < quotas.size(); i++) {
+			Quota quota = quotas.get(i);
+			if (quota.refused() && quota.resetSeconds() > longestWait) {
+				longestWait = quota.resetSeconds();
+				refusedBy = layout.policy(layout.shown(i)).name();
+			}
+		}
+		return refusedBy;
 	}
 
 	/**
@@ -116,40 +95,31 @@ final class LayeredCharge {
 	 * @return whether an enforced bucket refused this time (a concurrent request took its
 	 * last tokens meanwhile)
 	 */
-	private boolean chargeEnforcedAgain(Consumption[] results) {
+	private static boolean chargeEnforcedAgain(ChargeLayout layout, BucketKey[] keys, Consumption[] results) {
 		boolean refused = false;
 		for (int i = 0; i < results.length; i++) {
-			Charge charge = this.charges.get(i);
-			if (charge.enforced()) {
-				results[i] = charge.store.tryConsume(charge.key, charge.limits, charge.tokens);
+			if (layout.enforced(i)) {
+				results[i] = tryConsume(layout, keys, i);
 				refused |= !results[i].consumed();
 			}
 		}
 		if (refused) {
-			giveBackAll(results, true);
+			giveBackAll(layout, keys, results, true);
 		}
 		return refused;
 	}
 
-	private void giveBackAll(Consumption[] results, boolean enforcedOnly) {
+	private static void giveBackAll(ChargeLayout layout, BucketKey[] keys, Consumption[] results, boolean enforcedOnly) {
 		for (int i = 0; i < results.length; i++) {
-			Charge charge = this.charges.get(i);
-			if (results[i].consumed() && (!enforcedOnly || charge.enforced())) {
-				charge.store.refund(charge.key, charge.limits, charge.tokens);
-				long units = Math.min(charge.limits.capacityUnits(),
-						results[i].remainingUnits() + charge.tokens * BucketLimits.UNITS_PER_TOKEN);
+			if (results[i].consumed() && (!enforcedOnly || layout.enforced(i))) {
+				BucketLimits limits = layout.limits(i);
+				long tokens = layout.tokens(i);
+				layout.store(i).refund(keys[i], limits, tokens);
+				long units = Math.min(limits.capacityUnits(),
+						results[i].remainingUnits() + tokens * BucketLimits.UNITS_PER_TOKEN);
 				results[i] = new Consumption(true, units, 0);
 			}
 		}
-	}
-
-	private record Charge(String name, Policy policy, BucketStore store, BucketKey key, BucketLimits limits,
-			long tokens) {
-
-		boolean enforced() {
-			return this.policy.mode() == PolicyMode.ENFORCE;
-		}
-
 	}
 
 }

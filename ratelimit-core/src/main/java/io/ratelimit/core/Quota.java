@@ -68,6 +68,16 @@ public record Quota(String name, BucketLimits limits, long remaining, long reset
 	}
 
 	/**
+	 * Appends the {@code RateLimit} item of this quota to a field of several items, as
+	 * {@link #rateLimitItem(String)} writes it.
+	 * @param field the field so far
+	 * @param quotedName the name as {@link #quoted(String)} returns it
+	 */
+	void appendRateLimitItem(StringBuilder field, String quotedName) {
+		field.append(quotedName).append(";r=").append(this.remaining).append(";t=").append(this.resetSeconds);
+	}
+
+	/**
 	 * Returns the {@code RateLimit-Policy} item of a bucket.
 	 * @param quotedName the name as {@link #quoted(String)} returns it
 	 * @param limits the bucket shape

@@ -68,6 +68,8 @@ public final class RateLimiter {
 
 	private final @Nullable TrustedDevices devices;
 
+	private final ChargeLayouts layouts;
+
 	private RateLimiter(Builder builder) {
 		this.endpoints = builder.endpoints;
 		this.identities = builder.identities;
@@ -84,6 +86,7 @@ public final class RateLimiter {
 		this.rejectUnknownEndpoints = builder.rejectUnknownEndpoints;
 		this.sensitiveEndpoints = Map.copyOf(builder.sensitiveEndpoints);
 		this.devices = builder.devices;
+		this.layouts = new ChargeLayouts(this::layout);
 	}
 
 	/**
@@ -112,73 +115,108 @@ public final class RateLimiter {
 		PolicySnapshot snapshot = this.policies.current();
 		String plan = snapshot.planOf(identity.tenant(), identity.plan());
 		Policy policy = snapshot.resolve(endpoint, identity.tenant(), plan);
-		List<Policy> layers = snapshot.resolveLayered(endpoint, identity.tenant(), plan);
-		if (policy.mode() == PolicyMode.OFF && layers.isEmpty()) {
-			return Decision.unlimited(endpoint, policy);
-		}
-		int weight = this.weights.weightOf(endpoint);
-		long legacyNow = this.legacyHeaders ? this.time.currentTimeMillis() : -1;
 		IdentifierExtractor sensitive = (policy.mode() != PolicyMode.OFF) ? this.sensitiveEndpoints.get(endpoint)
 				: null;
-		if (sensitive == null && layers.isEmpty()) {
+		ChargeLayout layout = (sensitive != null || (snapshot.hasLayeredLimits() && !endpoint.isUnknown()))
+				? this.layouts.layoutFor(snapshot, endpoint, identity.tenant(), plan) : null;
+		if (policy.mode() == PolicyMode.OFF && (layout == null || !layout.hasLayers())) {
+			return Decision.unlimited(endpoint, policy);
+		}
+		long legacyNow = this.legacyHeaders ? this.time.currentTimeMillis() : -1;
+		if (sensitive == null && (layout == null || !layout.hasLayers())) {
+			int weight = this.weights.weightOf(endpoint);
 			BucketLimits limits = policy.limits().withCapacityOfAtLeast(weight);
 			BucketStore store = storeOf(policy);
 			Consumption consumption = store.tryConsume(this.keys.keyFor(endpoint, identity), limits, weight);
 			return Decision.of(endpoint, policy, List.of(Quota.of(policy.name(), limits, consumption)), legacyNow);
 		}
-		LayeredCharge charge = new LayeredCharge();
-		if (policy.mode() != PolicyMode.OFF) {
-			charge.add(policy, storeOf(policy), this.keys.keyFor(endpoint, identity),
-					policy.limits().withCapacityOfAtLeast(weight), weight);
+		SubmittedIdentifier account = (sensitive != null) ? extract(sensitive, request) : SubmittedIdentifier.ABSENT;
+		if (account.isAbsent()) {
+			// Names no account, so logs nobody in: its client's bucket alone, and the layers.
+			return LayeredCharge.decide(layout, keysFor(layout, endpoint, identity, null), endpoint, legacyNow, null);
 		}
-		LoginAttempt attempt = (sensitive != null) ? chargeAccount(charge, sensitive, request, endpoint, policy, weight)
-				: null;
-		addLayers(charge, layers, endpoint, identity, weight);
-		return charge.decide(endpoint, policy, legacyNow, attempt);
+		return chargeLogin(layout, account, request, endpoint, identity, legacyNow);
 	}
 
 	/**
-	 * Adds the account's bucket of a login to the charge (or its trusted device's), and
-	 * returns the attempt to settle once the application has answered.
-	 * @return the attempt, or {@code null} when the request names no account
+	 * Charges a login to its client's bucket, its account's (or its trusted device's) and
+	 * its layers, and keeps the attempt to settle once the application has answered.
 	 */
-	private @Nullable LoginAttempt chargeAccount(LayeredCharge charge, IdentifierExtractor sensitive,
-			RateLimitRequest request, EndpointTemplate endpoint, Policy policy, int weight) {
-		SubmittedIdentifier account = extract(sensitive, request);
-		if (account.isAbsent()) {
-			// Names no account, so logs nobody in: its client's bucket alone.
-			return null;
-		}
+	private Decision chargeLogin(ChargeLayout clientLayout, SubmittedIdentifier account, RateLimitRequest request,
+			EndpointTemplate endpoint, Identity identity, long legacyNow) {
+		Policy policy = clientLayout.own();
 		String device = (this.devices != null && account.value() != null)
 				? this.devices.tokens().verify(this.devices.read(request), account.value()) : null;
 		BucketKey accountBucket = (device != null) ? this.keys.deviceKeyFor(endpoint, account, device)
 				: this.keys.identifierKeyFor(endpoint, account);
-		BucketLimits limits = policy.limits().withCapacityOfAtLeast(weight);
-		BucketStore store = storeOf(policy);
-		charge.add(policy.name() + IDENTIFIER_SUFFIX, policy, store, accountBucket, limits, weight);
-		return (account.value() != null) ? new LoginAttempt(store, accountBucket, limits, weight, account.value(),
+		int weight = this.weights.weightOf(endpoint);
+		ChargeLayout layout = layoutOf(policy, clientLayout.layers(), endpoint, true);
+		LoginAttempt attempt = (account.value() != null) ? new LoginAttempt(storeOf(policy), accountBucket,
+				policy.limits().withCapacityOfAtLeast(weight), weight, account.value(),
 				(this.devices != null && device == null) ? this.devices.tokens() : null) : null;
+		return LayeredCharge.decide(layout, keysFor(layout, endpoint, identity, accountBucket), endpoint, legacyNow,
+				attempt);
 	}
 
 	/**
-	 * Adds every layered limit to the charge, each bucket keyed by what shares it: the
-	 * endpoint, the group or the API.
+	 * Lays out the buckets of the requests to an endpoint by a tenant on a plan:
+	 * {@link ChargeLayouts} asks once per snapshot, endpoint, tenant and plan.
 	 */
-	private void addLayers(LayeredCharge charge, List<Policy> layers, EndpointTemplate endpoint, Identity identity,
-			int weight) {
+	private ChargeLayout layout(PolicySnapshot snapshot, EndpointTemplate endpoint, @Nullable String tenant,
+			@Nullable String plan) {
+		return layoutOf(snapshot.resolve(endpoint, tenant, plan), snapshot.resolveLayered(endpoint, tenant, plan),
+				endpoint, false);
+	}
+
+	/**
+	 * Lays out the endpoint's own bucket, a login's account bucket if asked, and a bucket per
+	 * layered limit, in that order.
+	 */
+	private ChargeLayout layoutOf(Policy own, List<Policy> layers, EndpointTemplate endpoint, boolean account) {
+		int weight = this.weights.weightOf(endpoint);
+		ChargeLayout.Builder layout = ChargeLayout.builder(own, layers);
+		BucketLimits ownLimits = own.limits().withCapacityOfAtLeast(weight);
+		if (own.mode() != PolicyMode.OFF) {
+			layout.charge(own.name(), own, storeOf(own), ownLimits, weight);
+		}
+		if (account) {
+			layout.charge(own.name() + IDENTIFIER_SUFFIX, own, storeOf(own), ownLimits, weight);
+		}
 		for (Policy layer : layers) {
 			int cost = layer.unit().cost(weight);
+			// A bucket that endpoints of different weights share keeps one shape: big enough
+			// for the heaviest, or each endpoint would resize it for the next.
+			long capacity = (layer.target() == LimitTarget.ENDPOINT) ? cost : layer.unit().cost(this.maximumWeight);
+			layout.charge(layer.name(), layer, storeOf(layer), layer.limits().withCapacityOfAtLeast(capacity), cost);
+		}
+		return layout.build();
+	}
+
+	/**
+	 * Returns the client's key of every bucket of a layout, each keyed by what shares it: the
+	 * endpoint, the account, the group or the API.
+	 */
+	private BucketKey[] keysFor(ChargeLayout layout, EndpointTemplate endpoint, Identity identity,
+			@Nullable BucketKey account) {
+		BucketKey[] keys = new BucketKey[layout.size()];
+		int next = 0;
+		if (layout.chargesOwn()) {
+			keys[next++] = this.keys.keyFor(endpoint, identity);
+		}
+		if (account != null) {
+			keys[next++] = account;
+		}
+		List<Policy> layers = layout.layers();
+		for (int i = 0; i < layers.size(); i++) {
+			Policy layer = layers.get(i);
 			String name = Objects.requireNonNull(layer.limitName());
-			BucketKey key = switch (layer.target()) {
+			keys[next++] = switch (layer.target()) {
 				case API -> this.keys.apiKeyFor(name, identity);
 				case GROUP -> this.keys.groupKeyFor(name, Objects.requireNonNull(layer.group()), identity);
 				case ENDPOINT -> this.keys.endpointLimitKeyFor(name, endpoint, identity);
 			};
-			// A bucket that endpoints of different weights share keeps one shape: big enough
-			// for the heaviest, or each endpoint would resize it for the next.
-			long capacity = (layer.target() == LimitTarget.ENDPOINT) ? cost : layer.unit().cost(this.maximumWeight);
-			charge.add(layer, storeOf(layer), key, layer.limits().withCapacityOfAtLeast(capacity), cost);
 		}
+		return keys;
 	}
 
 	private BucketStore storeOf(Policy policy) {

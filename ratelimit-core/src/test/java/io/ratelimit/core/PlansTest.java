@@ -137,6 +137,12 @@ class PlansTest {
 		return admitted;
 	}
 
+	private static long quotaOf(Decision decision) {
+		return decision.quotas().stream().filter((quota) -> quota.name().equals("per-minute")).findFirst().orElseThrow()
+			.limits()
+			.quota();
+	}
+
 	private static TestRequest withKey(String key) {
 		return TestRequest.get("/api/repos").header("X-API-Key", key);
 	}
@@ -221,6 +227,21 @@ class PlansTest {
 
 		assertThat(admitted(limiter, 5, TestRequest.get("/api/repos").from("203.0.113.9"))).isEqualTo(1);
 		assertThat(this.policies.current().planOf(null, null)).isNull();
+	}
+
+	@Test
+	void evaluateWhenOneTenantsKeysCarryDifferentPlansThenEachRequestHasItsOwnKeysLimits() {
+		// The layered limits of one endpoint and tenant are laid out once and remembered:
+		// the plan must be part of what they are remembered by.
+		perMinute(null, "free", 3);
+		perMinute(null, "pro", 10);
+		key("free-key", "hooli", "free");
+		key("pro-key", "hooli", "pro");
+		RateLimiter limiter = limiter();
+
+		assertThat(quotaOf(limiter.evaluate(withKey("free-key")))).isEqualTo(3);
+		assertThat(quotaOf(limiter.evaluate(withKey("pro-key")))).isEqualTo(10);
+		assertThat(quotaOf(limiter.evaluate(withKey("free-key")))).isEqualTo(3);
 	}
 
 	@Test

@@ -234,6 +234,15 @@ public final class PolicySnapshot {
 	}
 
 	/**
+	 * Returns whether any layered limit may apply to a request, so that a limiter can skip
+	 * their resolution, and what it keeps of it, when none does.
+	 * @return whether the snapshot has a layered row
+	 */
+	public boolean hasLayeredLimits() {
+		return !this.layered.isEmpty();
+	}
+
+	/**
 	 * Resolves like {@link #resolveLayered} and reports, for each layered limit that counts
 	 * the endpoint and has a row for the request, every link of its chain tried and the row
 	 * found, rows of mode {@code OFF} included.
