@@ -4,11 +4,14 @@ import io.ratelimit.autoconfigure.migration.SchemaMigration;
 import io.ratelimit.core.policy.PolicySource;
 import jakarta.persistence.EntityManagerFactory;
 
+import org.hibernate.tool.schema.spi.SchemaFilterProvider;
+
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.hibernate.autoconfigure.HibernatePropertiesCustomizer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.data.jpa.repository.support.JpaRepositoryFactory;
@@ -41,6 +44,17 @@ public class RateLimitJpaConfiguration {
 		return new JpaPolicyStore(SharedEntityManagerCreator.createSharedEntityManager(entityManagerFactory), readOnly,
 				migration.getIfAvailable(() -> () -> {
 				}));
+	}
+
+	@Configuration(proxyBeanMethods = false)
+	@ConditionalOnClass({ SchemaFilterProvider.class, HibernatePropertiesCustomizer.class })
+	static class HibernateSchemaConfiguration {
+
+		@Bean
+		HibernatePropertiesCustomizer rateLimitTablesOutOfHibernateSchema() {
+			return LimiterTablesSchemaFilter::install;
+		}
+
 	}
 
 }
