@@ -66,7 +66,13 @@ public class RateLimitDecisionMetrics implements RateLimitFilterListener {
 	}
 
 	private Counter rejection(EndpointTemplate endpoint, String limit) {
-		Map<String, Counter> byLimit = this.rejections.computeIfAbsent(endpoint, (key) -> new ConcurrentHashMap<>());
+		// Plain reads first: a flood of refusals should not allocate a capturing lambda each.
+		Map<String, Counter> byLimit = this.rejections.get(endpoint);
+		Counter counter = (byLimit != null) ? byLimit.get(limit) : null;
+		if (counter != null) {
+			return counter;
+		}
+		byLimit = this.rejections.computeIfAbsent(endpoint, (key) -> new ConcurrentHashMap<>());
 		return byLimit.computeIfAbsent(limit, (key) -> Counter.builder(REJECTIONS)
 			.description("Rate limit rejections by endpoint template and the limit that refused")
 			.tag("endpoint", endpoint.toString())

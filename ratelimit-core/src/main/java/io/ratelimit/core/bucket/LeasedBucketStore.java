@@ -389,20 +389,11 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 			}
 			throw ex;
 		}
-		long now = this.time.nanoTime();
 		lease.lock();
 		try {
 			// Cleared with the grant in one step: a request in between would start another call.
 			lease.sharedCall(null);
-			if (lease.isRetired() || lease.generation() != call.generation) {
-				// The credit went back with the lease, as a debt if it was used.
-				giveBack(key, new Returned(call.limits, grant.units()));
-				return;
-			}
-			long owed = lease.granted(grant, now - call.started, call.credit);
-			sawShared(key, call.limits, grant.remainingUnits() - owed, now);
-			giveBack(key, new Returned(call.limits, -owed));
-			lease.quietUntil(now, quietPeriod(call.limits, call.units, grant));
+			landGrant(key, lease, call.limits, call.generation, grant, call.started, call.units, call.credit);
 		}
 		finally {
 			lease.unlock();
@@ -451,21 +442,32 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 			return;
 		}
 		this.refills.increment();
-		long now = this.time.nanoTime();
 		lease.lock();
 		try {
 			lease.refilling(false);
-			if (lease.isRetired() || lease.generation() != generation) {
-				giveBack(key, new Returned(limits, grant.units()));
-				return;
-			}
-			lease.granted(grant, now - started, 0);
-			sawShared(key, limits, grant.remainingUnits(), now);
-			lease.quietUntil(now, quietPeriod(limits, batch, grant));
+			landGrant(key, lease, limits, generation, grant, started, batch, 0);
 		}
 		finally {
 			lease.unlock();
 		}
+	}
+
+	/**
+	 * Adds a grant to the lease it was taken for, paying first for the credit the call
+	 * carried, or sends it back whole when that lease is gone (retired or reshaped: its
+	 * credit went with it, as a debt if it was used). Called under the lock.
+	 */
+	private void landGrant(BucketKey key, Lease lease, BucketLimits limits, int generation,
+			LeasableBucketStore.Grant grant, long started, long asked, long credit) {
+		if (lease.isRetired() || lease.generation() != generation) {
+			giveBack(key, new Returned(limits, grant.units()));
+			return;
+		}
+		long now = this.time.nanoTime();
+		long owed = lease.granted(grant, now - started, credit);
+		sawShared(key, limits, grant.remainingUnits() - owed, now);
+		giveBack(key, new Returned(limits, -owed));
+		lease.quietUntil(now, quietPeriod(limits, asked, grant));
 	}
 
 	/** After a short grant the shared bucket is empty: leave it alone until it could fill the rest. */
