@@ -2,7 +2,9 @@ package io.ratelimit.autoconfigure;
 
 import java.net.http.HttpResponse;
 import java.sql.Connection;
+import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.List;
 
 import io.ratelimit.autoconfigure.layeredapp.LayeredApiApplication;
 import io.ratelimit.autoconfigure.testsupport.Http;
@@ -41,19 +43,13 @@ class LayeredGlobalLimitsEndToEndTest {
 	@Test
 	void requestsWhenApiWideLimitIsGlobalThenReplicasShareItAndLocalRefusalsTakeNothingFromIt() throws Exception {
 		try (ConfigurableApplicationContext first = replica(); ConfigurableApplicationContext second = replica()) {
-			try (Connection connection = database.connect(); Statement sql = connection.createStatement()) {
-				sql.execute("DELETE FROM rate_limit_policy");
-				sql.execute("""
-						INSERT INTO rate_limit_policy
-						    (endpoint, limit_name, applies_to, limit_count, limit_window, counts, scope)
-						VALUES ('default', 'hourly', 'API', 3, 'PT1H', 'REQUESTS', 'GLOBAL')
-						""");
-				// One request per replica, then refused: 0.001 per second, raised to a bucket of one.
-				sql.execute("INSERT INTO rate_limit_policy (endpoint, rps_limit) VALUES ('GET /api/status', 0.001)");
-			}
-			for (ConfigurableApplicationContext context : new ConfigurableApplicationContext[] { first, second }) {
-				assertThat(context.getBean(RateLimiter.class).policies().reload().succeeded()).isTrue();
-			}
+			onlyTheseRows(List.of(first, second), """
+					INSERT INTO rate_limit_policy
+					    (endpoint, limit_name, applies_to, limit_count, limit_window, counts, scope)
+					VALUES ('default', 'hourly', 'API', 3, 'PT1H', 'REQUESTS', 'GLOBAL')
+					""",
+					// One request per replica, then refused: 0.001 per second, raised to a bucket of one.
+					"INSERT INTO rate_limit_policy (endpoint, rps_limit) VALUES ('GET /api/status', 0.001)");
 			Http one = http(first);
 			Http two = http(second);
 
@@ -77,18 +73,11 @@ class LayeredGlobalLimitsEndToEndTest {
 	void requestsWhenApiWideLimitIsBatchedThenReplicasAdmitWithinTheBoundAndLocalRefusalsGiveTheirLeaseBack()
 			throws Exception {
 		try (ConfigurableApplicationContext first = replica(); ConfigurableApplicationContext second = replica()) {
-			try (Connection connection = database.connect(); Statement sql = connection.createStatement()) {
-				sql.execute("DELETE FROM rate_limit_policy");
-				sql.execute("""
-						INSERT INTO rate_limit_policy
-						    (endpoint, limit_name, applies_to, limit_count, limit_window, counts, scope)
-						VALUES ('default', 'leased', 'API', 40, 'PT1H', 'REQUESTS', 'GLOBAL_BATCHED')
-						""");
-				sql.execute("INSERT INTO rate_limit_policy (endpoint, rps_limit) VALUES ('GET /api/status', 0.001)");
-			}
-			for (ConfigurableApplicationContext context : new ConfigurableApplicationContext[] { first, second }) {
-				assertThat(context.getBean(RateLimiter.class).policies().reload().succeeded()).isTrue();
-			}
+			onlyTheseRows(List.of(first, second), """
+					INSERT INTO rate_limit_policy
+					    (endpoint, limit_name, applies_to, limit_count, limit_window, counts, scope)
+					VALUES ('default', 'leased', 'API', 40, 'PT1H', 'REQUESTS', 'GLOBAL_BATCHED')
+					""", "INSERT INTO rate_limit_policy (endpoint, rps_limit) VALUES ('GET /api/status', 0.001)");
 			Http one = http(first);
 			Http two = http(second);
 			int admitted = 0;
@@ -125,23 +114,17 @@ class LayeredGlobalLimitsEndToEndTest {
 	@Test
 	void requestsWhenTheReadmeRowsAreGlobalThenTheSameCountsAndFieldsAsLocal() throws Exception {
 		try (ConfigurableApplicationContext only = replica()) {
-			try (Connection connection = database.connect(); Statement sql = connection.createStatement()) {
-				sql.execute("DELETE FROM rate_limit_policy");
-				sql.execute("""
-						INSERT INTO rate_limit_policy
-						    (endpoint, project_id, limit_name, applies_to, endpoint_group, limit_count, limit_window,
-						     counts, scope)
-						VALUES
-						    ('default', NULL,   'hourly',           'API',   NULL,               6,  'PT1H', 'REQUESTS', 'GLOBAL'),
-						    ('default', 'acme', 'hourly',           'API',   NULL,               50, 'PT1H', 'REQUESTS', 'GLOBAL'),
-						    ('default', NULL,   'points',           'API',   NULL,               30, 'PT1M', 'POINTS',   'GLOBAL'),
-						    ('default', NULL,   'content-creation', 'GROUP', 'content-creation', 4,  'PT1M', 'REQUESTS', 'GLOBAL')
-						""");
-				KeyedHasher hasher = KeyedHasher.withSecret(HASH_SECRET);
-				sql.execute("INSERT INTO rate_limit_api_key (key_hash, principal, project_id) VALUES ('"
-						+ hasher.hashHex("acme-user") + "', 'acme-user', 'acme')");
-			}
-			assertThat(only.getBean(RateLimiter.class).policies().reload().succeeded()).isTrue();
+			onlyTheseRows(List.of(only), """
+					INSERT INTO rate_limit_policy
+					    (endpoint, project_id, limit_name, applies_to, endpoint_group, limit_count, limit_window,
+					     counts, scope)
+					VALUES
+					    ('default', NULL,   'hourly',           'API',   NULL,               6,  'PT1H', 'REQUESTS', 'GLOBAL'),
+					    ('default', 'acme', 'hourly',           'API',   NULL,               50, 'PT1H', 'REQUESTS', 'GLOBAL'),
+					    ('default', NULL,   'points',           'API',   NULL,               30, 'PT1M', 'POINTS',   'GLOBAL'),
+					    ('default', NULL,   'content-creation', 'GROUP', 'content-creation', 4,  'PT1M', 'REQUESTS', 'GLOBAL')
+					""", "INSERT INTO rate_limit_api_key (key_hash, principal, project_id) VALUES ('"
+					+ KeyedHasher.withSecret(HASH_SECRET).hashHex("acme-user") + "', 'acme-user', 'acme')");
 			only.getBean(ReloadableApiKeys.class).reload();
 			Http http = http(only);
 
@@ -164,6 +147,20 @@ class LayeredGlobalLimitsEndToEndTest {
 			assertThat(anonymous.statusCode()).isEqualTo(429);
 			assertThat(anonymous.headers().firstValue("Retry-After")).hasValue("600");
 			assertThat(http.get("/api/repos/1", "X-Forwarded-For", "198.51.100.8").statusCode()).isEqualTo(200);
+		}
+	}
+
+	/** Replaces every policy row with these, and has each replica read them. */
+	private static void onlyTheseRows(List<ConfigurableApplicationContext> replicas, String... inserts)
+			throws SQLException {
+		try (Connection connection = database.connect(); Statement sql = connection.createStatement()) {
+			sql.execute("DELETE FROM rate_limit_policy");
+			for (String insert : inserts) {
+				sql.execute(insert);
+			}
+		}
+		for (ConfigurableApplicationContext replica : replicas) {
+			assertThat(replica.getBean(RateLimiter.class).policies().reload().succeeded()).isTrue();
 		}
 	}
 
