@@ -883,6 +883,13 @@ public class RateLimitProperties {
 			 */
 			private Duration shutdownTimeout = Duration.ofSeconds(2);
 
+			/**
+			 * Longest time a background lease, return or charge waits to be written to
+			 * Redis, so that the calls of many keys share one round trip; a longer interval
+			 * means fewer round trips and later reconciliation.
+			 */
+			private Duration flushInterval = Duration.ofMillis(5);
+
 			public LeaseSizingMode getSizing() {
 				return this.sizing;
 			}
@@ -929,6 +936,14 @@ public class RateLimitProperties {
 
 			public void setShutdownTimeout(Duration shutdownTimeout) {
 				this.shutdownTimeout = shutdownTimeout;
+			}
+
+			public Duration getFlushInterval() {
+				return this.flushInterval;
+			}
+
+			public void setFlushInterval(Duration flushInterval) {
+				this.flushInterval = flushInterval;
 			}
 
 		}

@@ -3,12 +3,15 @@ package io.ratelimit.autoconfigure.redis;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import com.github.benmanes.caffeine.cache.Expiry;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
+import io.github.bucket4j.distributed.proxy.generic.compare_and_swap.AsyncCompareAndSwapOperation;
 import io.github.bucket4j.distributed.proxy.generic.compare_and_swap.CompareAndSwapOperation;
 import io.github.bucket4j.distributed.remote.MutableBucketEntry;
 import io.github.bucket4j.distributed.remote.RemoteBucketState;
@@ -39,6 +42,10 @@ import org.jspecify.annotations.Nullable;
  * only fail), when a write fails or is refused, and beyond the most recent
  * {@code maximumStates}. That a bucket does not exist is remembered too, for a second:
  * Bucket4j asks twice when it creates a bucket, and the second answer is known.
+ * <p>
+ * Asynchronous operations start from the last-seen state the same way. A manager over a
+ * {@link CommandPipeline pipelined} connection shares the states of the manager of the
+ * request path, and tells the pipeline of every command it issues.
  */
 final class LastSeenStateProxyManager extends LettuceBasedProxyManager<byte[]> {
 
@@ -53,6 +60,8 @@ final class LastSeenStateProxyManager extends LettuceBasedProxyManager<byte[]> {
 
 	/** When the current thread's request began, by {@link System#nanoTime()}; 0 outside one. */
 	private final ThreadLocal<long[]> requestStart = ThreadLocal.withInitial(() -> new long[1]);
+
+	private final Runnable issued;
 
 	/**
 	 * Creates a proxy manager.
@@ -71,6 +80,23 @@ final class LastSeenStateProxyManager extends LettuceBasedProxyManager<byte[]> {
 			.build();
 		// Only a request that began before the failure is cut short, so a minute is plenty.
 		this.failures = Caffeine.newBuilder().maximumSize(maximumStates).expireAfterWrite(Duration.ofMinutes(1)).build();
+		this.issued = () -> {
+		};
+	}
+
+	/**
+	 * Creates a proxy manager that shares the states another one saw.
+	 * @param builder Bucket4j's builder, configured as the other's
+	 * @param sharing the manager whose states this one reads and writes
+	 * @param issued told of each command issued by an asynchronous operation, after it is
+	 */
+	LastSeenStateProxyManager(Bucket4jLettuce.LettuceBasedProxyManagerBuilder<byte[]> builder,
+			LastSeenStateProxyManager sharing, Runnable issued) {
+		super(builder);
+		this.expiration = sharing.expiration;
+		this.seen = sharing.seen;
+		this.failures = sharing.failures;
+		this.issued = issued;
 	}
 
 	/**
@@ -113,6 +139,11 @@ final class LastSeenStateProxyManager extends LettuceBasedProxyManager<byte[]> {
 	@Override
 	protected CompareAndSwapOperation beginCompareAndSwapOperation(byte[] key) {
 		return new FromLastSeenState(ByteBuffer.wrap(key), super.beginCompareAndSwapOperation(key));
+	}
+
+	@Override
+	protected AsyncCompareAndSwapOperation beginAsyncCompareAndSwapOperation(byte[] key) {
+		return new AsyncFromLastSeenState(ByteBuffer.wrap(key), super.beginAsyncCompareAndSwapOperation(key));
 	}
 
 	private void saw(ByteBuffer key, byte[] bytes, RemoteBucketState state) {
@@ -188,6 +219,76 @@ final class LastSeenStateProxyManager extends LettuceBasedProxyManager<byte[]> {
 				saw(this.key, newData, newState);
 			}
 			return swapped;
+		}
+
+	}
+
+	/**
+	 * {@link FromLastSeenState} without waiting: the first read is the last-seen state if
+	 * there is one, every later read goes to Redis.
+	 */
+	private final class AsyncFromLastSeenState implements AsyncCompareAndSwapOperation {
+
+		private final ByteBuffer key;
+
+		private final AsyncCompareAndSwapOperation redis;
+
+		private boolean guessed;
+
+		AsyncFromLastSeenState(ByteBuffer key, AsyncCompareAndSwapOperation redis) {
+			this.key = key;
+			this.redis = redis;
+		}
+
+		@Override
+		public CompletableFuture<Optional<byte[]>> getStateData(Optional<Long> timeoutNanos) {
+			if (!this.guessed) {
+				this.guessed = true;
+				SeenState state = LastSeenStateProxyManager.this.seen.getIfPresent(this.key);
+				if (state != null) {
+					return CompletableFuture.completedFuture(Optional.ofNullable(state.bytes()));
+				}
+			}
+			return issue(() -> this.redis.getStateData(timeoutNanos)).whenComplete((data, failure) -> {
+				if (failure != null) {
+					LastSeenStateProxyManager.this.seen.invalidate(this.key);
+					return;
+				}
+				LastSeenStateProxyManager.this.answers.increment();
+				if (data.isPresent()) {
+					saw(this.key, data.get(), new MutableBucketEntry(data.get()).get());
+				}
+				else {
+					LastSeenStateProxyManager.this.seen.put(this.key, SeenState.ABSENT);
+				}
+			});
+		}
+
+		@Override
+		public CompletableFuture<Boolean> compareAndSwap(byte[] originalData, byte[] newData,
+				RemoteBucketState newState, Optional<Long> timeoutNanos) {
+			LastSeenStateProxyManager.this.seen.invalidate(this.key);
+			return issue(() -> this.redis.compareAndSwap(originalData, newData, newState, timeoutNanos))
+				.whenComplete((swapped, failure) -> {
+					if (failure == null) {
+						LastSeenStateProxyManager.this.answers.increment();
+						if (swapped) {
+							saw(this.key, newData, newState);
+						}
+					}
+				});
+		}
+
+		private <T> CompletableFuture<T> issue(Supplier<CompletableFuture<T>> command) {
+			CompletableFuture<T> answer;
+			try {
+				answer = command.get();
+			}
+			catch (RuntimeException ex) {
+				return CompletableFuture.failedFuture(ex);
+			}
+			LastSeenStateProxyManager.this.issued.run();
+			return answer;
 		}
 
 	}

@@ -9,6 +9,8 @@ import java.time.Duration;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
@@ -18,6 +20,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
 import io.github.bucket4j.ConsumptionProbe;
 import io.github.bucket4j.TokensInheritanceStrategy;
 import io.github.bucket4j.VerboseResult;
+import io.github.bucket4j.distributed.AsyncBucketProxy;
 import io.github.bucket4j.distributed.BucketProxy;
 import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.distributed.proxy.optimization.Optimizations;
@@ -56,6 +59,14 @@ import org.jspecify.annotations.Nullable;
  * store works the same over a standalone server, a Sentinel-managed primary or a cluster:
  * the {@link RedisConnector} says which. As {@link ServerAnswers} it counts the answers
  * Redis gave, so that a refusal decided from a remembered state is not taken for one.
+ * <p>
+ * The asynchronous calls of leases ({@link #leaseAsync}, {@link #giveBackAsync},
+ * {@link #chargeAsync}) go over a second connection, opened on their first use, whose
+ * commands are written in batches ({@link CommandPipeline}): the background work of many
+ * keys shares each round trip. Each call is still one key's compare-and-swap, one script
+ * per key; on a cluster, the batch of one write holds commands for several nodes, each sent
+ * to the node of its key's slot. Their answers are not counted as {@link ServerAnswers}:
+ * the breaker of the request path listens to the request path.
  */
 final class RedisBucketStore implements LeasableBucketStore, ServerAnswers, AutoCloseable {
 
@@ -75,6 +86,15 @@ final class RedisBucketStore implements LeasableBucketStore, ServerAnswers, Auto
 	/** Admits every warm-up decision, and lets its key expire a second after the last. */
 	private static final BucketLimits WARM_UP_LIMITS = BucketLimits.of(BigDecimal.valueOf(1000), BigDecimal.ONE, 1);
 
+	/** The default longest wait of a pipelined command for its write. */
+	static final Duration DEFAULT_FLUSH_WINDOW = Duration.ofMillis(5);
+
+	/**
+	 * Pipelined commands written at once without waiting for the window: a burst goes out
+	 * in writes of about this many.
+	 */
+	private static final int FLUSH_COMMANDS = 256;
+
 	private final RedisConnector connector;
 
 	private final byte[] prefix;
@@ -87,7 +107,15 @@ final class RedisBucketStore implements LeasableBucketStore, ServerAnswers, Auto
 
 	private final Cache<BucketKey, RemoteBucket> buckets;
 
+	private final Cache<BucketKey, RemoteAsyncBucket> asyncBuckets;
+
 	private final Cache<BucketLimits, Long> versions = Caffeine.newBuilder().maximumSize(10_000).build();
+
+	private Duration flushWindow = DEFAULT_FLUSH_WINDOW;
+
+	private volatile @Nullable Pipelined pipelined;
+
+	private volatile boolean closed;
 
 	private final AtomicLong lastVersion = new AtomicLong();
 
@@ -132,6 +160,21 @@ final class RedisBucketStore implements LeasableBucketStore, ServerAnswers, Auto
 			.expireAfterAccess(1, TimeUnit.MINUTES)
 			.recordStats()
 			.build();
+		this.asyncBuckets = Caffeine.newBuilder()
+			.maximumSize(maximumProxies)
+			.expireAfterAccess(1, TimeUnit.MINUTES)
+			.build();
+	}
+
+	/**
+	 * Sets how long a pipelined command waits at most for its write; before the first
+	 * asynchronous call.
+	 * @param window the window, positive
+	 * @return this store
+	 */
+	RedisBucketStore flushWindow(Duration window) {
+		this.flushWindow = Objects.requireNonNull(window, "window must not be null");
+		return this;
 	}
 
 	@Override
@@ -175,6 +218,49 @@ final class RedisBucketStore implements LeasableBucketStore, ServerAnswers, Auto
 		finally {
 			proxies.endRequest();
 		}
+	}
+
+	/**
+	 * Starts {@link #lease} on the pipelined connection.
+	 */
+	@Override
+	public CompletionStage<Grant> leaseAsync(BucketKey key, BucketLimits limits, long maximumUnits) {
+		return asyncBucket(key, limits).asVerbose()
+			.tryConsumeAsMuchAsPossible(maximumUnits)
+			.thenApply((result) -> new Grant(result.getValue(), result.getDiagnostics().getAvailableTokens()));
+	}
+
+	/**
+	 * Starts {@link #giveBack} on the pipelined connection.
+	 */
+	@Override
+	public CompletionStage<Void> giveBackAsync(BucketKey key, BucketLimits limits, long units) {
+		if (units <= 0) {
+			return CompletableFuture.completedFuture(null);
+		}
+		return asyncBucket(key, limits).addTokens(units);
+	}
+
+	/**
+	 * Starts {@link #charge} on the pipelined connection.
+	 */
+	@Override
+	public CompletionStage<Void> chargeAsync(BucketKey key, BucketLimits limits, long units) {
+		if (units <= 0) {
+			return CompletableFuture.completedFuture(null);
+		}
+		return asyncBucket(key, limits).consumeIgnoringRateLimits(units).thenApply((remaining) -> null);
+	}
+
+	/**
+	 * Returns the round trips of the pipelined connection (its writes that carried
+	 * commands) and the commands it carried; zeros before its first use.
+	 * @return the counts
+	 */
+	PipelineStats pipelineStats() {
+		Pipelined current = this.pipelined;
+		return (current != null) ? new PipelineStats(current.pipeline().roundTrips(), current.pipeline().commands())
+				: new PipelineStats(0, 0);
 	}
 
 	@Override
@@ -274,8 +360,28 @@ final class RedisBucketStore implements LeasableBucketStore, ServerAnswers, Auto
 		return bucket.proxy();
 	}
 
+	private AsyncBucketProxy asyncBucket(BucketKey key, BucketLimits limits) {
+		RemoteAsyncBucket bucket = this.asyncBuckets.getIfPresent(key);
+		if (bucket == null || !bucket.limits().equals(limits)) {
+			Pipelined pipelined = pipelined();
+			bucket = this.asyncBuckets.asMap()
+				.compute(key, (k, current) -> (current != null && current.limits().equals(limits)) ? current
+						: new RemoteAsyncBucket(limits, pipelined.proxies()
+							.asAsync()
+							.builder()
+							.withOptimization(Optimizations.batching())
+							.withImplicitConfigurationReplacement(version(limits), TokensInheritanceStrategy.AS_IS)
+							.build(redisKey(k), () -> CompletableFuture.completedFuture(limits.configuration()))));
+		}
+		return bucket.proxy();
+	}
+
+	private long version(BucketLimits limits) {
+		return this.versions.get(limits, (shape) -> nextVersion());
+	}
+
 	private RemoteBucket newBucket(BucketKey key, BucketLimits limits) {
-		long version = this.versions.get(limits, (shape) -> nextVersion());
+		long version = version(limits);
 		BucketProxy proxy = connected().proxies()
 			.builder()
 			.withOptimization(Optimizations.batching())
@@ -369,16 +475,62 @@ final class RedisBucketStore implements LeasableBucketStore, ServerAnswers, Auto
 		RedisConnector.Connection connection = this.connector.connect();
 		ExpirationAfterWriteStrategy expiration = ExpirationAfterWriteStrategy
 			.basedOnTimeForRefillingBucketUpToMax(KEEP_AFTER_FULL);
-		Bucket4jLettuce.LettuceBasedProxyManagerBuilder<byte[]> builder = connection.builder()
+		return new Connected(connection.connection(),
+				new LastSeenStateProxyManager(configured(connection, expiration), expiration, this.maximumProxies),
+				expiration);
+	}
+
+	private Bucket4jLettuce.LettuceBasedProxyManagerBuilder<byte[]> configured(RedisConnector.Connection connection,
+			ExpirationAfterWriteStrategy expiration) {
+		return connection.builder()
 			.clientClock(WallClockMeter.of(this.time))
 			.requestTimeout(this.timeout)
 			.expirationAfterWrite(expiration);
-		return new Connected(connection.connection(),
-				new LastSeenStateProxyManager(builder, expiration, this.maximumProxies));
+	}
+
+	/**
+	 * The pipelined connection, opened on first use (by the background, never a request),
+	 * sharing the states the request path saw.
+	 */
+	private Pipelined pipelined() {
+		Pipelined current = this.pipelined;
+		if (current == null) {
+			Connected connected = connected();
+			this.connecting.lock();
+			try {
+				current = this.pipelined;
+				if (current == null) {
+					if (this.closed) {
+						throw new IllegalStateException("The Redis bucket store is closed");
+					}
+					RedisConnector.Connection connection = this.connector.connect();
+					CommandPipeline pipeline = new CommandPipeline(connection.connection(), this.flushWindow,
+							FLUSH_COMMANDS, "ratelimit-redis-flush");
+					current = new Pipelined(pipeline, new LastSeenStateProxyManager(
+							configured(connection, connected.expiration()), connected.proxies(), pipeline::issued));
+					this.pipelined = current;
+				}
+			}
+			finally {
+				this.connecting.unlock();
+			}
+		}
+		return current;
 	}
 
 	@Override
 	public void close() {
+		this.connecting.lock();
+		try {
+			this.closed = true;
+		}
+		finally {
+			this.connecting.unlock();
+		}
+		Pipelined pipelined = this.pipelined;
+		if (pipelined != null) {
+			pipelined.pipeline().close();
+		}
 		Connected current = this.connected;
 		if (current != null) {
 			current.connection().close();
@@ -386,7 +538,23 @@ final class RedisBucketStore implements LeasableBucketStore, ServerAnswers, Auto
 		this.connector.shutdown();
 	}
 
-	private record Connected(StatefulConnection<byte[], byte[]> connection, LastSeenStateProxyManager proxies) {
+	/**
+	 * What the pipelined connection carried.
+	 *
+	 * @param roundTrips the writes that carried commands
+	 * @param commands the commands
+	 */
+	record PipelineStats(long roundTrips, long commands) {
+	}
+
+	private record Connected(StatefulConnection<byte[], byte[]> connection, LastSeenStateProxyManager proxies,
+			ExpirationAfterWriteStrategy expiration) {
+	}
+
+	private record Pipelined(CommandPipeline pipeline, LastSeenStateProxyManager proxies) {
+	}
+
+	private record RemoteAsyncBucket(BucketLimits limits, AsyncBucketProxy proxy) {
 	}
 
 	private record RemoteBucket(BucketLimits limits, BucketProxy proxy) {

@@ -2,6 +2,7 @@ package io.ratelimit.core.bucket;
 
 import java.time.Duration;
 import java.util.ArrayDeque;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.LongAdder;
@@ -17,8 +18,12 @@ import java.util.concurrent.locks.ReentrantLock;
  * idle keys of a churning population are waiting to give theirs back, and when the queues
  * are full a return is dropped (its tokens lost, within the bound the store documents) and a
  * refill is refused (the key asks again at its next request). The executor is handed one
- * "run the most urgent task" per queued task, never the task itself, so its own queue holds
+ * "start the most urgent call" per queued call, never the call itself, so its own queue holds
  * no more than the two bounds.
+ * <p>
+ * A call may answer later than it starts: a shared store that pipelines the calls of many
+ * keys over one connection returns at once and completes when Redis answers. At most
+ * {@code capacity} calls are in flight; the next queued one starts when one of them ends.
  */
 final class LeaseWork {
 
@@ -30,13 +35,17 @@ final class LeaseWork {
 
 	private final Condition idle = this.lock.newCondition();
 
-	private final ArrayDeque<Runnable> refills = new ArrayDeque<>();
+	private final ArrayDeque<Call> refills = new ArrayDeque<>();
 
-	private final ArrayDeque<Runnable> returns = new ArrayDeque<>();
+	private final ArrayDeque<Call> returns = new ArrayDeque<>();
 
 	private final LongAdder droppedReturns = new LongAdder();
 
+	/** Calls in flight. */
 	private int running;
+
+	/** Starts put off because {@code capacity} calls were in flight. */
+	private int deferred;
 
 	private boolean closing;
 
@@ -46,19 +55,19 @@ final class LeaseWork {
 	}
 
 	/** Queues a refill; {@code false} when the queue is full or the store closes. */
-	boolean refill(Runnable task) {
+	boolean refill(Call task) {
 		return offer(this.refills, task, false);
 	}
 
 	/** Queues a return; dropped (and counted) when the queue is full. */
-	void giveBack(Runnable task) {
+	void giveBack(Call task) {
 		if (!offer(this.returns, task, false)) {
 			this.droppedReturns.increment();
 		}
 	}
 
 	/** Queues a return at close: not bounded, the close deadline is. */
-	void giveBackAtClose(Runnable task) {
+	void giveBackAtClose(Call task) {
 		if (!offer(this.returns, task, true)) {
 			this.droppedReturns.increment();
 		}
@@ -111,7 +120,7 @@ final class LeaseWork {
 		}
 	}
 
-	private boolean offer(ArrayDeque<Runnable> queue, Runnable task, boolean unbounded) {
+	private boolean offer(ArrayDeque<Call> queue, Call task, boolean unbounded) {
 		this.lock.lock();
 		try {
 			if ((queue == this.refills && this.closing) || (!unbounded && queue.size() >= this.capacity)) {
@@ -139,34 +148,73 @@ final class LeaseWork {
 	}
 
 	private void runNext() {
-		Runnable task;
+		Call task;
 		this.lock.lock();
 		try {
+			if (this.running >= this.capacity) {
+				this.deferred++; // the next call to end starts it
+				return;
+			}
 			task = this.refills.poll();
 			if (task == null) {
 				task = this.returns.poll();
 			}
 			if (task == null) {
-				return; // dropped at the close deadline
+				return; // dropped at the close deadline, or started by a call that ended
 			}
 			this.running++;
 		}
 		finally {
 			this.lock.unlock();
 		}
+		CompletionStage<?> call;
 		try {
-			task.run();
+			call = task.start();
+		}
+		catch (RuntimeException | Error ex) {
+			ended();
+			throw ex;
+		}
+		call.whenComplete((result, failure) -> ended());
+	}
+
+	private void ended() {
+		boolean more;
+		this.lock.lock();
+		try {
+			this.running--;
+			this.idle.signalAll();
+			more = this.deferred > 0 && (!this.refills.isEmpty() || !this.returns.isEmpty());
+			if (more) {
+				this.deferred--;
+			}
 		}
 		finally {
-			this.lock.lock();
+			this.lock.unlock();
+		}
+		if (more) {
 			try {
-				this.running--;
-				this.idle.signalAll();
+				this.executor.execute(this::runNext);
 			}
-			finally {
-				this.lock.unlock();
+			catch (RejectedExecutionException ex) {
+				// Closed: what is still queued is dropped at the close deadline.
 			}
 		}
+	}
+
+	/**
+	 * One call to the shared store: started on the executor, in flight until its stage
+	 * completes.
+	 */
+	@FunctionalInterface
+	interface Call {
+
+		/**
+		 * Starts the call.
+		 * @return its completion; failures are the call's own to handle
+		 */
+		CompletionStage<?> start();
+
 	}
 
 }

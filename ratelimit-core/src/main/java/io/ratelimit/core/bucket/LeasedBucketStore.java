@@ -4,7 +4,9 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Executor;
+import java.util.function.Supplier;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -361,8 +363,8 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 	}
 
 	/**
-	 * Runs a key's shared lease call (for the requests waiting for it, or in the background
-	 * for a cold key's credit); a failure is thrown to each request waiting.
+	 * Runs a key's shared lease call for the requests waiting for it; a failure is thrown to
+	 * each of them.
 	 */
 	private void leaseForRequests(BucketKey key, Lease lease, SharedCall call) {
 		LeasableBucketStore.Grant grant;
@@ -370,30 +372,38 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 			grant = this.shared.lease(key, call.limits, call.units);
 		}
 		catch (RuntimeException | Error ex) {
-			long now = this.time.nanoTime();
-			leaseFailed(now);
-			if (call.credit > 0) {
-				// No credit for this key again until a grant shows its bucket: an outage
-				// would otherwise hand it out, uncharged, every time the key goes cold.
-				this.sharedSeen.put(key, new SharedSeen(call.limits, now + NO_CREDIT_UNTIL_GRANT_NANOS));
-			}
-			lease.lock();
-			try {
-				lease.sharedCall(null); // the key's next request tries again
-				if (lease.generation() == call.generation) {
-					lease.creditFailed(call.credit);
-				}
-			}
-			finally {
-				lease.unlock();
-			}
+			callFailed(key, lease, call);
 			throw ex;
 		}
+		callAnswered(key, lease, call, grant);
+	}
+
+	private void callAnswered(BucketKey key, Lease lease, SharedCall call, LeasableBucketStore.Grant grant) {
 		lease.lock();
 		try {
 			// Cleared with the grant in one step: a request in between would start another call.
 			lease.sharedCall(null);
 			landGrant(key, lease, call.limits, call.generation, grant, call.started, call.units, call.credit);
+		}
+		finally {
+			lease.unlock();
+		}
+	}
+
+	private void callFailed(BucketKey key, Lease lease, SharedCall call) {
+		long now = this.time.nanoTime();
+		leaseFailed(now);
+		if (call.credit > 0) {
+			// No credit for this key again until a grant shows its bucket: an outage
+			// would otherwise hand it out, uncharged, every time the key goes cold.
+			this.sharedSeen.put(key, new SharedSeen(call.limits, now + NO_CREDIT_UNTIL_GRANT_NANOS));
+		}
+		lease.lock();
+		try {
+			lease.sharedCall(null); // the key's next request tries again
+			if (lease.generation() == call.generation) {
+				lease.creditFailed(call.credit);
+			}
 		}
 		finally {
 			lease.unlock();
@@ -421,34 +431,43 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 		}
 	}
 
-	private void refill(BucketKey key, Lease lease, BucketLimits limits, long batch, int generation) {
+	private CompletionStage<?> refill(BucketKey key, Lease lease, BucketLimits limits, long batch, int generation) {
 		long started = this.time.nanoTime();
-		LeasableBucketStore.Grant grant;
-		try {
-			grant = this.shared.lease(key, limits, batch);
-		}
-		catch (RuntimeException ex) {
-			this.refillFailures.increment();
-			leaseFailed(this.time.nanoTime());
+		return start(() -> this.shared.leaseAsync(key, limits, batch)).handle((grant, failure) -> {
+			if (failure != null) {
+				this.refillFailures.increment();
+				leaseFailed(this.time.nanoTime());
+				lease.lock();
+				try {
+					lease.refilling(false);
+					lease.failed();
+					lease.quietUntil(this.time.nanoTime(), QUIET_AFTER_FAILURE_NANOS);
+				}
+				finally {
+					lease.unlock();
+				}
+				return null;
+			}
+			this.refills.increment();
 			lease.lock();
 			try {
 				lease.refilling(false);
-				lease.failed();
-				lease.quietUntil(this.time.nanoTime(), QUIET_AFTER_FAILURE_NANOS);
+				landGrant(key, lease, limits, generation, grant, started, batch, 0);
 			}
 			finally {
 				lease.unlock();
 			}
-			return;
-		}
-		this.refills.increment();
-		lease.lock();
+			return null;
+		});
+	}
+
+	/** Starts a call of the shared store; one that throws instead of failing its stage fails it. */
+	private static <T> CompletionStage<T> start(Supplier<CompletionStage<T>> call) {
 		try {
-			lease.refilling(false);
-			landGrant(key, lease, limits, generation, grant, started, batch, 0);
+			return call.get();
 		}
-		finally {
-			lease.unlock();
+		catch (RuntimeException ex) {
+			return CompletableFuture.failedFuture(ex);
 		}
 	}
 
@@ -485,28 +504,30 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 		if (returned.units() == 0) {
 			return;
 		}
-		Runnable task = returnTask(key, returned);
+		LeaseWork.Call task = returnTask(key, returned);
 		if (returned.units() > 0 || !this.work.refill(task)) {
 			this.work.giveBack(task);
 		}
 	}
 
-	private Runnable returnTask(BucketKey key, Returned returned) {
+	private LeaseWork.Call returnTask(BucketKey key, Returned returned) {
 		return () -> {
-			try {
-				if (returned.units() > 0) {
-					this.shared.giveBack(key, returned.limits(), returned.units());
-					this.returnedUnits.add(returned.units());
+			CompletionStage<Void> call = start(() -> (returned.units() > 0)
+					? this.shared.giveBackAsync(key, returned.limits(), returned.units())
+					: this.shared.chargeAsync(key, returned.limits(), -returned.units()));
+			return call.handle((done, failure) -> {
+				// A failure loses unused units the shared bucket refills in time anyway, or a
+				// debt within the bound of credit.
+				if (failure == null) {
+					if (returned.units() > 0) {
+						this.returnedUnits.add(returned.units());
+					}
+					else {
+						this.owedUnits.add(-returned.units());
+					}
 				}
-				else {
-					this.shared.charge(key, returned.limits(), -returned.units());
-					this.owedUnits.add(-returned.units());
-				}
-			}
-			catch (RuntimeException ex) {
-				// Lost: unused units the shared bucket refills in time anyway, or a debt
-				// within the bound of credit.
-			}
+				return null;
+			});
 		};
 	}
 
@@ -585,19 +606,25 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 		}
 
 		/** Makes the call from the background, unless a waiting request made it already. */
-		void runInBackground(BucketKey key, Lease lease, LeasedBucketStore store) {
+		CompletionStage<?> runInBackground(BucketKey key, Lease lease, LeasedBucketStore store) {
 			if (!this.claimed.compareAndSet(false, true)) {
-				return;
+				return this.done;
 			}
-			try {
-				store.leaseForRequests(key, lease, this);
-				store.refills.increment();
-				this.done.complete(null);
-			}
-			catch (RuntimeException | Error ex) {
-				store.refillFailures.increment();
-				this.done.completeExceptionally(ex);
-			}
+			return start(() -> store.shared.leaseAsync(key, this.limits, this.units)).handle((grant, failure) -> {
+				if (failure == null) {
+					store.callAnswered(key, lease, this, grant);
+					store.refills.increment();
+					this.done.complete(null);
+				}
+				else {
+					store.callFailed(key, lease, this);
+					store.refillFailures.increment();
+					this.done.completeExceptionally(
+							(failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
+									: failure);
+				}
+				return null;
+			});
 		}
 
 		void await(BucketKey key, Lease lease, LeasedBucketStore store) {
