@@ -92,7 +92,9 @@ class BatchedGlobalExperiment {
 	/** Starts the lines to look for in the output. */
 	static final String MARKER = "[batched-global-experiment]";
 
-	private static final BucketLimits LIMITS = BucketLimits.of(new BigDecimal("1000"), BigDecimal.ONE, 1);
+	/** The policy: 1,000 per second unless set, with a capacity of one second's refill. */
+	private static final BucketLimits LIMITS = BucketLimits
+		.of(new BigDecimal(System.getProperty("ratelimit.experiment.rps", "1000")), BigDecimal.ONE, 1);
 
 	private static final int REPLICAS = 3;
 
@@ -100,7 +102,23 @@ class BatchedGlobalExperiment {
 
 	private static final long ARRIVAL_NANOS = TimeUnit.SECONDS.toNanos(1) / RATE_PER_REPLICA;
 
-	private static final int MANY_KEYS = 1000;
+	private static final int MANY_KEYS_COUNT = 1000;
+
+	private static final int SPARSE_KEYS_COUNT = 100_000;
+
+	private static final List<Mode> MODES = Arrays
+		.stream(System.getProperty("ratelimit.experiment.modes", "exact,batched").split(","))
+		.map((mode) -> Mode.valueOf(mode.strip().toUpperCase(Locale.ROOT)))
+		.toList();
+
+	private static final List<Workload> WORKLOADS = Arrays
+		.stream(System.getProperty("ratelimit.experiment.workloads", "hot_key,many_keys").split(","))
+		.map((workload) -> Workload.valueOf(workload.strip().toUpperCase(Locale.ROOT)))
+		.toList();
+
+	/** The batched background's flush interval: the default unless set. */
+	private static final Duration FLUSH_INTERVAL = Duration.ofMillis(
+			Long.getLong("ratelimit.experiment.flush-ms", RedisBucketStore.DEFAULT_FLUSH_WINDOW.toMillis()));
 
 	private static final long WARM_UP_NANOS = Duration.ofSeconds(2).toNanos();
 
@@ -129,12 +147,46 @@ class BatchedGlobalExperiment {
 
 	enum Workload {
 
-		HOT_KEY("hot key"), MANY_KEYS("1,000 keys");
+		HOT_KEY("hot key", 1, false), MANY_KEYS("1,000 keys", MANY_KEYS_COUNT, false),
+		ZIPF_KEYS("1,000 keys, Zipf", MANY_KEYS_COUNT, true),
+		SPARSE_KEYS("100,000 keys", SPARSE_KEYS_COUNT, false),
+		ZIPF_SPARSE_KEYS("100,000 keys, Zipf", SPARSE_KEYS_COUNT, true);
 
 		private final String label;
 
-		Workload(String label) {
+		private final int keys;
+
+		/** The cumulative weights of a Zipf choice (exponent 1), or null for a uniform one. */
+		private final double @Nullable [] zipf;
+
+		Workload(String label, int keys, boolean zipf) {
 			this.label = label;
+			this.keys = keys;
+			this.zipf = zipf ? zipf(keys) : null;
+		}
+
+		int next(SplittableRandom random) {
+			if (this.keys == 1) {
+				return 0;
+			}
+			if (this.zipf == null) {
+				return random.nextInt(this.keys);
+			}
+			int found = Arrays.binarySearch(this.zipf, random.nextDouble());
+			return Math.min(this.keys - 1, (found >= 0) ? found : -found - 1);
+		}
+
+		private static double[] zipf(int keys) {
+			double[] cumulative = new double[keys];
+			double sum = 0;
+			for (int rank = 0; rank < keys; rank++) {
+				sum += 1.0 / (rank + 1);
+				cumulative[rank] = sum;
+			}
+			for (int rank = 0; rank < keys; rank++) {
+				cumulative[rank] /= sum;
+			}
+			return cumulative;
 		}
 
 	}
@@ -145,8 +197,8 @@ class BatchedGlobalExperiment {
 		try (RedisServerProcess server = RedisServerProcess.start();
 				CommandStats commands = new CommandStats(server.url())) {
 			for (int delay : DELAYS_MILLIS) {
-				for (Mode mode : Mode.values()) {
-					for (Workload workload : Workload.values()) {
+				for (Mode mode : MODES) {
+					for (Workload workload : WORKLOADS) {
 						rows.add(run(server, commands, Duration.ofMillis(delay), mode, workload));
 					}
 				}
@@ -156,7 +208,7 @@ class BatchedGlobalExperiment {
 		System.out.println(Row.HEADER);
 		rows.forEach((row) -> System.out.println(row.markdown()));
 		System.out.println(MARKER + " end");
-		assertThat(rows).hasSize(DELAYS_MILLIS.length * 4)
+		assertThat(rows).hasSize(DELAYS_MILLIS.length * MODES.size() * WORKLOADS.size())
 			.allSatisfy((row) -> assertThat(row.decisions()).as(row.markdown()).isPositive());
 	}
 
@@ -251,7 +303,8 @@ class BatchedGlobalExperiment {
 					sent.increment();
 				}
 			});
-			RedisBucketStore redis = new RedisBucketStore(client, prefix, TIMEOUT, 100_000, TimeSource.system());
+			RedisBucketStore redis = new RedisBucketStore(client, prefix, TIMEOUT, 100_000, TimeSource.system())
+				.flushWindow(FLUSH_INTERVAL);
 			// As the auto-configuration does at startup.
 			assertThat(redis.connect(Duration.ofSeconds(5))).isTrue();
 			if (mode == Mode.EXACT) {
@@ -356,7 +409,7 @@ class BatchedGlobalExperiment {
 					return;
 				}
 				awaitNanoTime(due);
-				int key = (this.workload == Workload.HOT_KEY) ? 0 : this.random.nextInt(MANY_KEYS);
+				int key = this.workload.next(this.random);
 				long sent = System.nanoTime();
 				boolean admitted = this.replica.store.tryConsume(new BucketKey(7, key), LIMITS, 1).consumed();
 				long latency = System.nanoTime() - sent;
@@ -470,20 +523,26 @@ class BatchedGlobalExperiment {
 	}
 
 	/** Counters read at the window's edges. */
-	record Counts(Map<String, Long> serverCommands, long clientCommands, long fallbacks, LeaseTotals leases) {
+	record Counts(Map<String, Long> serverCommands, long clientCommands, long roundTrips, long fallbacks,
+			LeaseTotals leases) {
 
 		static Counts of(CommandStats commands, List<Replica> replicas) {
 			long sent = 0;
+			long roundTrips = 0;
 			long fallbacks = 0;
 			LeaseTotals leases = LeaseTotals.NONE;
 			for (Replica replica : replicas) {
 				sent += replica.commandsSent.sum();
+				// A command of the request path is a round trip of its own; the pipelined
+				// connection's commands share its writes.
+				RedisBucketStore.PipelineStats pipeline = replica.redis.pipelineStats();
+				roundTrips += replica.commandsSent.sum() - pipeline.commands() + pipeline.roundTrips();
 				fallbacks += replica.store.fallbacks();
 				if (replica.leases != null) {
 					leases = leases.plus(replica.leases.leaseStats());
 				}
 			}
-			return new Counts(commands.calls(), sent, fallbacks, leases);
+			return new Counts(commands.calls(), sent, roundTrips, fallbacks, leases);
 		}
 
 		long serverCommandsSince(Counts before) {
@@ -523,14 +582,14 @@ class BatchedGlobalExperiment {
 
 	/** One configuration's figures over the window. */
 	record Row(Duration delay, Mode mode, Workload workload, long decisions, double commandsPerDecision,
-			double clientCommandsPerDecision, long p50Nanos, long p99Nanos, long lateP99Nanos, long admitted,
+			double clientCommandsPerDecision, double roundTripsPerDecision, long p50Nanos, long p99Nanos, long lateP99Nanos, long admitted,
 			long replayAdmitted, long deviation, long fallbacks, long[] admittedPerSecond, long[] admittedByReplica) {
 
 		static final String HEADER = """
 				| One-way delay | Mode | Workload | Decisions/s | Redis commands / decision (INFO commandstats) \
-				| Client commands / decision | P50 (ms) | P99 (ms) | Admitted | Exact replay admitted \
+				| Client commands / decision | Round trips / decision | P50 (ms) | P99 (ms) | Admitted | Exact replay admitted \
 				| Throttling deviation | Fallbacks |
-				|---|---|---|---|---|---|---|---|---|---|---|---|""";
+				|---|---|---|---|---|---|---|---|---|---|---|---|---|""";
 
 		static Row of(Duration delay, Mode mode, Workload workload, Decisions all, Counts before, Counts after) {
 			List<Long> latencies = new ArrayList<>();
@@ -554,6 +613,7 @@ class BatchedGlobalExperiment {
 			return new Row(delay, mode, workload, decisions,
 					(double) after.serverCommandsSince(before) / Math.max(1, decisions),
 					(double) (after.clientCommands() - before.clientCommands()) / Math.max(1, decisions),
+					(double) (after.roundTrips() - before.roundTrips()) / Math.max(1, decisions),
 					percentile(latencies, 0.50), percentile(latencies, 0.99), percentile(lateness, 0.99), admitted,
 					replay.admitted(), replay.deviation(), after.fallbacks() - before.fallbacks(), perSecond,
 					byReplica);
@@ -570,9 +630,10 @@ class BatchedGlobalExperiment {
 		String markdown() {
 			double seconds = WINDOW_NANOS / 1e9;
 			return String.format(Locale.ROOT,
-					"| %d ms | %s | %s | %,.0f | %.4f | %.4f | %.3f | %.3f | %s | %s | %.2f %% | %d |",
+					"| %d ms | %s | %s | %,.0f | %.4f | %.4f | %.4f | %.3f | %.3f | %s | %s | %.2f %% | %d |",
 					this.delay.toMillis(), this.mode.name().toLowerCase(Locale.ROOT), this.workload.label,
 					this.decisions / seconds, this.commandsPerDecision, this.clientCommandsPerDecision,
+					this.roundTripsPerDecision,
 					this.p50Nanos / 1e6, this.p99Nanos / 1e6, admitted(this.admitted), admitted(this.replayAdmitted),
 					100.0 * this.deviation / Math.max(1, this.decisions), this.fallbacks);
 		}

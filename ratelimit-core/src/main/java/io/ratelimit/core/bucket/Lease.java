@@ -22,6 +22,12 @@ final class Lease {
 
 	private long sharedRemainingUnits;
 
+	/** When the last grant arrived: the time of {@code sharedRemainingUnits}. */
+	private long sharedSeenAt;
+
+	/** The requests decided since credit was last given. */
+	private int requestsOnCredit;
+
 	/**
 	 * Units granted here on credit, before the shared bucket was charged for them: a cold
 	 * key's allowance, until a lease call covers it.
@@ -140,7 +146,32 @@ final class Lease {
 		return !this.everLeased && !this.lastLeaseFailed && !this.creditGiven && allowanceUnits >= units;
 	}
 
+	/**
+	 * Whether a key leased before may be decided on credit again, Gubernator style: its lease
+	 * cannot pay for the request, nothing of it is on its way or owed, and the shared bucket
+	 * as the last grant showed it, with what it refilled since, holds the credit and the
+	 * request. A key whose bucket is busy (a short grant, a refill in flight) is not.
+	 */
+	boolean mayCreditAgain(long allowanceUnits, long units, long now) {
+		if (!this.everLeased || this.lastLeaseFailed || this.credit != 0 || this.sharedCall != null
+				|| this.refilling || allowanceUnits < units || !isQuietOver(now)) {
+			return false;
+		}
+		long missing = allowanceUnits + units - this.sharedRemainingUnits;
+		return missing <= 0 || now - this.sharedSeenAt >= this.limits.nanosToRefill(missing);
+	}
+
+	/** The credit admitted so far, which the call that covers it charges. */
+	long usedCredit() {
+		return this.credit - Math.max(0, Math.min(this.units, this.credit));
+	}
+
+	int requestsOnCredit() {
+		return this.requestsOnCredit;
+	}
+
 	void startOnCredit(long allowanceUnits) {
+		this.requestsOnCredit = 1;
 		this.creditGiven = true;
 		this.credit = allowanceUnits;
 		this.units += allowanceUnits;
@@ -169,17 +200,19 @@ final class Lease {
 	/**
 	 * Adds a grant, which pays first for the credit the call was made to cover.
 	 * @param grant what the shared store gave
+	 * @param now when it arrived
 	 * @param roundTripNanos how long the call took
 	 * @param creditCovered the credit the call asked for beside the lease
 	 * @return the units admitted on credit that the grant could not pay for, owed to the
 	 * shared bucket; 0 mostly
 	 */
-	long granted(LeasableBucketStore.Grant grant, long roundTripNanos, long creditCovered) {
+	long granted(LeasableBucketStore.Grant grant, long now, long roundTripNanos, long creditCovered) {
 		// The call asked for the credit it carried; what the credit still owes is at most that.
 		long covered = Math.min(creditCovered, this.credit);
 		this.units += grant.units() - covered;
 		this.credit -= covered;
 		this.sharedRemainingUnits = grant.remainingUnits();
+		this.sharedSeenAt = now;
 		this.roundTripNanos = roundTripNanos;
 		this.everLeased = true;
 		this.lastLeaseFailed = false;
@@ -251,6 +284,7 @@ final class Lease {
 			this.windowUnits = 0;
 		}
 		this.windowUnits += units;
+		this.requestsOnCredit++;
 	}
 
 	/** The key's recent demand in units per second; the window in progress counts when it runs ahead. */

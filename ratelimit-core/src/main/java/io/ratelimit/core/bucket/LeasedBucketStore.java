@@ -175,6 +175,9 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 					wait = sharedCall(lease, units, now);
 				}
 				else {
+					if (lease.units() < units) {
+						creditAgain(key, lease, limits, units, now);
+					}
 					return decide(key, lease, limits, units, now);
 				}
 			}
@@ -313,6 +316,33 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 		if (seen != null && seen.limits().equals(limits) && now - seen.creditFrom() < 0) {
 			return false;
 		}
+		return giveCredit(key, lease, limits, allowance, now);
+	}
+
+	/**
+	 * Gives a key whose lease ran dry credit again when its shared bucket, as its last grant
+	 * showed it and with what it refilled since, holds it (see
+	 * {@link Lease#mayCreditAgain}): a key a replica sees now and then is charged for
+	 * what it admitted instead of leasing tokens that it would give back unused. Called under
+	 * the lock.
+	 */
+	private void creditAgain(BucketKey key, Lease lease, BucketLimits limits, long units, long now) {
+		long allowance = this.sizing.coldKeyUnits(limits);
+		if (!lease.mayCreditAgain(allowance, units, now) || now - this.creditPausedUntil < 0) {
+			return;
+		}
+		SharedSeen seen = this.sharedSeen.getIfPresent(key);
+		if (seen != null && seen.limits().equals(limits) && now - seen.creditFrom() < 0) {
+			return;
+		}
+		giveCredit(key, lease, limits, allowance, now);
+	}
+
+	/**
+	 * Gives the credit, with the call that will charge it queued as the key's shared call.
+	 * Called under the lock.
+	 */
+	private boolean giveCredit(BucketKey key, Lease lease, BucketLimits limits, long allowance, long now) {
 		long batch = this.sizing.batchUnits(limits, lease.demandPerSecond(now), lease.roundTripNanos());
 		// Credit first: an executor that runs the call at once must find it to pay for.
 		lease.startOnCredit(allowance);
@@ -483,7 +513,7 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 			return;
 		}
 		long now = this.time.nanoTime();
-		long owed = lease.granted(grant, now - started, credit);
+		long owed = lease.granted(grant, now, now - started, credit);
 		sawShared(key, limits, grant.remainingUnits() - owed, now);
 		giveBack(key, new Returned(limits, -owed));
 		lease.quietUntil(now, quietPeriod(limits, asked, grant));
@@ -585,7 +615,8 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 
 		private final BucketLimits limits;
 
-		private final long units;
+		/** What the call asks for; a background call of credit sizes it when it starts. */
+		private volatile long units;
 
 		private final long credit;
 
@@ -610,6 +641,9 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 			if (!this.claimed.compareAndSet(false, true)) {
 				return this.done;
 			}
+			if (this.credit > 0) {
+				sizeAtStart(lease, store);
+			}
 			return start(() -> store.shared.leaseAsync(key, this.limits, this.units)).handle((grant, failure) -> {
 				if (failure == null) {
 					store.callAnswered(key, lease, this, grant);
@@ -625,6 +659,28 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 				}
 				return null;
 			});
+		}
+
+		/**
+		 * Asks for the credit used by now rather than all of it, and for a lease only when
+		 * the key had more than this one request meanwhile: a key seen once is charged
+		 * what it admitted and holds nothing it would have to give back. The credit not used
+		 * yet still comes out of what the grant brings.
+		 */
+		private void sizeAtStart(Lease lease, LeasedBucketStore store) {
+			lease.lock();
+			try {
+				if (lease.generation() != this.generation || lease.isRetired()) {
+					return;
+				}
+				long now = store.time.nanoTime();
+				long batch = (lease.requestsOnCredit() > 1)
+						? store.sizing.batchUnits(this.limits, lease.demandPerSecond(now), lease.roundTripNanos()) : 0;
+				this.units = Math.max(1, lease.usedCredit() + batch);
+			}
+			finally {
+				lease.unlock();
+			}
 		}
 
 		void await(BucketKey key, Lease lease, LeasedBucketStore store) {

@@ -1,0 +1,224 @@
+package io.ratelimit.core.bucket;
+
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import io.ratelimit.core.FakeTimeSource;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Keys that a replica sees now and then, in batched mode: decided at once on credit, charged
+ * for what they admitted by a background call, and holding nothing they would have to give
+ * back; and the bound on what credit admits beyond an exact limiter when the background
+ * answers late, replicas flood a key, one of them dies, or the shared store is down.
+ */
+class SparseKeyCreditTest {
+
+	private static final BucketKey KEY = new BucketKey(1, 2);
+
+	/** 100 tokens, refilled at 100 per second; credit of 10 (a tenth of the capacity). */
+	private static final BucketLimits HUNDRED_PER_SECOND = BucketLimits.of(new BigDecimal("100"), BigDecimal.ONE, 1);
+
+	private static final long TOKEN = BucketLimits.UNITS_PER_TOKEN;
+
+	private static final long CREDIT = 10;
+
+	private final FakeTimeSource time = new FakeTimeSource();
+
+	private final SharedTestBuckets shared = new SharedTestBuckets(this.time);
+
+	private LeasedBucketStore replica(LeasedBucketStoreTest.QueuedExecutor background) {
+		return new LeasedBucketStore(this.shared, LeaseSizing.defaults(), Duration.ofSeconds(1), 1000, background,
+				this.time);
+	}
+
+	@Test
+	void tryConsumeWhenKeySeenOnceThenChargedWhatItAdmittedAndNothingGoesBack() {
+		LeasedBucketStoreTest.QueuedExecutor background = new LeasedBucketStoreTest.QueuedExecutor();
+		LeasedBucketStore store = replica(background);
+
+		assertThat(store.tryConsume(KEY, HUNDRED_PER_SECOND, 1).consumed()).isTrue();
+		background.runAll();
+
+		assertThat(this.shared.availableUnits(KEY, HUNDRED_PER_SECOND)).isEqualTo(99 * TOKEN);
+		assertThat(store.lease(KEY).leasedUnits()).as("nothing leased beyond what was admitted").isZero();
+		this.time.advanceMillis(1001);
+		store.stats(); // the idle lease is retired
+		background.runAll();
+		assertThat(this.shared.calls()).as("one call: the charge, no return").isOne();
+		assertThat(store.leaseStats().returnedUnits()).isZero();
+	}
+
+	@Test
+	void tryConsumeWhenLeaseRanDryAndBucketHeldTheCreditThenDecidedOnCreditAgain() {
+		LeasedBucketStoreTest.QueuedExecutor background = new LeasedBucketStoreTest.QueuedExecutor();
+		LeasedBucketStore store = replica(background);
+		store.tryConsume(KEY, HUNDRED_PER_SECOND, 1);
+		background.runAll();
+		int calls = this.shared.calls();
+
+		// The lease holds nothing: the request is admitted at once, not refused or kept waiting
+		// (no time passes, so that the bucket's refill does not hide the second charge).
+		assertThat(store.tryConsume(KEY, HUNDRED_PER_SECOND, 1).consumed()).isTrue();
+
+		assertThat(this.shared.calls()).as("no request waited for the shared store").isEqualTo(calls);
+		background.runAll();
+		assertThat(this.shared.availableUnits(KEY, HUNDRED_PER_SECOND)).as("both charged")
+			.isEqualTo(98 * TOKEN);
+		assertThat(store.leaseStats().coldStarts()).isEqualTo(2);
+	}
+
+	@Test
+	void tryConsumeWhenBucketWasSeenEmptyThenNoCreditAgainUntilItCouldHaveRefilled() {
+		LeasedBucketStoreTest.QueuedExecutor background = new LeasedBucketStoreTest.QueuedExecutor();
+		LeasedBucketStore store = replica(background);
+		this.shared.tryConsume(KEY, HUNDRED_PER_SECOND, 99);
+		store.tryConsume(KEY, HUNDRED_PER_SECOND, 1);
+		background.runAll(); // the grant shows the bucket empty
+
+		assertThat(store.tryConsume(KEY, HUNDRED_PER_SECOND, 1).consumed()).isFalse();
+		// 11 tokens (the credit and the request) refill in 110 ms.
+		this.time.advanceMillis(105);
+		assertThat(store.tryConsume(KEY, HUNDRED_PER_SECOND, 1).consumed()).isFalse();
+		this.time.advanceMillis(10);
+		background.runAll();
+		assertThat(store.tryConsume(KEY, HUNDRED_PER_SECOND, 1).consumed()).isTrue();
+	}
+
+	@Test
+	void tryConsumeWhenThreeReplicasFloodAKeyAndAnswersComeLateThenBeyondExactByAtMostTheBound() {
+		Flood flood = new Flood(3, 20, 1, 1);
+		flood.run(10_000, -1);
+
+		assertThat(flood.admitted).isLessThanOrEqualTo(flood.exact + bound(3));
+	}
+
+	@Test
+	void tryConsumeWhenThreeReplicasSendBurstsOfTheirCreditThenBeyondExactByAtMostTheBound() {
+		// Each replica sends 11 requests at once every 110 ms (the bucket refills 11): every
+		// burst finds its lease dry and asks for credit.
+		Flood flood = new Flood(3, 20, 110, 11);
+		flood.run(10_000, -1);
+
+		assertThat(flood.credits()).as("credit was given again and again").isGreaterThan(50);
+		assertThat(flood.admitted).isLessThanOrEqualTo(flood.exact + bound(3));
+	}
+
+	@Test
+	void tryConsumeWhenAReplicaDiesMidFloodThenBeyondExactByAtMostTheBoundAndItsCredit() {
+		Flood flood = new Flood(3, 20, 110, 11);
+		// The replica dies at 5 s with its calls unanswered: its credit is never charged.
+		flood.run(10_000, 5_000);
+
+		assertThat(flood.admitted).isLessThanOrEqualTo(flood.exact + bound(3) + CREDIT);
+	}
+
+	@Test
+	void tryConsumeWhenSharedStoreDownThenCreditOnceAndThenTheFailure() {
+		LeasedBucketStoreTest.QueuedExecutor background = new LeasedBucketStoreTest.QueuedExecutor();
+		LeasedBucketStore store = replica(background);
+		store.tryConsume(KEY, HUNDRED_PER_SECOND, 1);
+		background.runAll();
+		this.shared.fail(new IllegalStateException("Redis is down"));
+		this.time.advanceMillis(300);
+
+		int admitted = 0;
+		int failed = 0;
+		for (int i = 0; i < 100; i++) {
+			try {
+				admitted += store.tryConsume(KEY, HUNDRED_PER_SECOND, 1).consumed() ? 1 : 0;
+			}
+			catch (IllegalStateException ex) {
+				failed++;
+			}
+			background.runAll();
+			this.time.advanceMillis(10);
+		}
+
+		// One credit given before the failure was known, then every request reaches the
+		// failure mode of the store around this one.
+		assertThat(admitted).isLessThanOrEqualTo((int) CREDIT);
+		assertThat(failed).isGreaterThanOrEqualTo(100 - (int) CREDIT);
+	}
+
+	/**
+	 * What credit may admit beyond an exact limiter with n replicas: at most the credit A of
+	 * each replica outstanding, and as much again charged as debt on a view of the bucket
+	 * that other replicas' charges had made stale, {@code 2 × n × A}.
+	 */
+	private static long bound(int replicas) {
+		return 2 * replicas * CREDIT;
+	}
+
+	/**
+	 * Replicas each sending {@code burst} requests for one key every {@code everyMillis}, on
+	 * a bucket emptied at the start; the background of each answers only every
+	 * {@code answerEveryMillis}. Counts what they admitted and what an exact bucket of the
+	 * same limits admits of the same requests.
+	 */
+	private final class Flood {
+
+		private final List<LeasedBucketStore> replicas = new ArrayList<>();
+
+		private final List<LeasedBucketStoreTest.QueuedExecutor> backgrounds = new ArrayList<>();
+
+		private final int answerEveryMillis;
+
+		private final int everyMillis;
+
+		private final int burst;
+
+		long admitted;
+
+		long exact;
+
+		Flood(int replicas, int answerEveryMillis, int everyMillis, int burst) {
+			this.answerEveryMillis = answerEveryMillis;
+			this.everyMillis = everyMillis;
+			this.burst = burst;
+			for (int i = 0; i < replicas; i++) {
+				LeasedBucketStoreTest.QueuedExecutor background = new LeasedBucketStoreTest.QueuedExecutor();
+				this.backgrounds.add(background);
+				this.replicas.add(replica(background));
+			}
+			SparseKeyCreditTest.this.shared.tryConsume(KEY, HUNDRED_PER_SECOND, 100);
+		}
+
+		long credits() {
+			return this.replicas.stream().mapToLong((replica) -> replica.leaseStats().coldStarts()).sum();
+		}
+
+		/** The last replica dies at {@code diesAtMillis} (none if negative). */
+		void run(int millis, int diesAtMillis) {
+			double tokens = 0;
+			int alive = this.replicas.size();
+			for (int now = 0; now < millis; now++) {
+				if (now == diesAtMillis) {
+					alive--; // its queued calls never run
+				}
+				tokens = Math.min(100, tokens + 0.1);
+				for (int r = 0; r < alive && now % this.everyMillis == 0; r++) {
+					for (int i = 0; i < this.burst; i++) {
+						this.admitted += this.replicas.get(r).tryConsume(KEY, HUNDRED_PER_SECOND, 1).consumed() ? 1 : 0;
+						if (tokens >= 1) {
+							tokens--;
+							this.exact++;
+						}
+					}
+				}
+				if (now % this.answerEveryMillis == 0) {
+					for (int r = 0; r < alive; r++) {
+						this.backgrounds.get(r).runAll();
+					}
+				}
+				SparseKeyCreditTest.this.time.advanceMillis(1);
+			}
+		}
+
+	}
+
+}
