@@ -181,7 +181,8 @@ public class RateLimitEndpoint {
 				.lease(this.limiter.networkBucketKey(template, new ClientProbe(template, client)));
 			lease = (state != null) ? LeaseDescriptor.of(state) : null;
 		}
-		return new BatchDescriptor(stats.leases(), stats.leasedUnits() / BucketLimits.UNITS_PER_TOKEN, client, lease);
+		return new BatchDescriptor(stats.leases(), stats.leasedUnits() / BucketLimits.UNITS_PER_TOKEN, client, lease,
+				stats.pendingCalls());
 	}
 
 	/** Not among WebEndpointResponse's constants. */
@@ -403,9 +404,11 @@ public class RateLimitEndpoint {
 	 * @param replicaLeasedTokens the tokens those leases hold
 	 * @param client the client asked about, {@code null} if none
 	 * @param lease the lease of the client's bucket, {@code null} if none is held here
+	 * @param replicaPendingCalls the background Redis calls of this replica queued or in
+	 * flight (at most 1,000 in flight and 1,000 of each kind queued)
 	 */
 	public record BatchDescriptor(long replicaLeases, long replicaLeasedTokens, @Nullable String client,
-			@Nullable LeaseDescriptor lease) {
+			@Nullable LeaseDescriptor lease, long replicaPendingCalls) {
 	}
 
 	/**
@@ -417,15 +420,16 @@ public class RateLimitEndpoint {
 	 * @param sharedRemainingTokens the tokens left in Redis after the last lease
 	 * @param refilling whether a lease is being taken in the background
 	 * @param lastLeaseMillis how long the last lease took
+	 * @param creditTokens the tokens given on credit that Redis has not been charged for yet
 	 */
 	public record LeaseDescriptor(double leasedTokens, double nextLeaseTokens, double demandPerSecond,
-			double sharedRemainingTokens, boolean refilling, double lastLeaseMillis) {
+			double sharedRemainingTokens, boolean refilling, double lastLeaseMillis, double creditTokens) {
 
 		static LeaseDescriptor of(LeasedBucketStore.LeaseState state) {
 			double unitsPerToken = BucketLimits.UNITS_PER_TOKEN;
 			return new LeaseDescriptor(state.leasedUnits() / unitsPerToken, state.nextLeaseUnits() / unitsPerToken,
 					state.demandPerSecond(), state.sharedRemainingUnits() / unitsPerToken, state.refilling(),
-					state.roundTripNanos() / 1e6);
+					state.roundTripNanos() / 1e6, state.creditUnits() / unitsPerToken);
 		}
 
 	}

@@ -147,7 +147,8 @@ public class RateLimitRedisAutoConfiguration {
 		@Bean
 		@ConditionalOnMissingBean
 		RedisBucketStoreMetrics rateLimitRedisMetrics(RedisGlobalBuckets buckets) {
-			return new RedisBucketStoreMetrics(buckets.failover(), buckets.batchedFailover(), buckets.leases());
+			return new RedisBucketStoreMetrics(buckets.failover(), buckets.batchedFailover(), buckets.leases(),
+					buckets.redis());
 		}
 
 	}

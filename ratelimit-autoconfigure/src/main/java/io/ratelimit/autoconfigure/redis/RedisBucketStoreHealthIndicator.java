@@ -56,6 +56,7 @@ public class RedisBucketStoreHealthIndicator implements HealthIndicator {
 		batched.put("refillFailures", stats.refillFailures());
 		batched.put("droppedReturns", stats.droppedReturns());
 		batched.put("coldStarts", stats.coldStarts());
+		batched.put("pendingCalls", stats.pendingCalls());
 		return health.withDetail("batched", batched).build();
 	}
 

@@ -10,6 +10,7 @@ import io.micrometer.core.instrument.binder.MeterBinder;
 import io.ratelimit.core.bucket.BucketLimits;
 import io.ratelimit.core.bucket.LeasedBucketStore;
 import io.ratelimit.core.bucket.LeasedBucketStore.LeaseStats;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Publishes the state of the global (Redis) buckets, read when the registry is scraped:
@@ -31,7 +32,12 @@ import io.ratelimit.core.bucket.LeasedBucketStore.LeaseStats;
  * to Redis, by idle keys and at shutdown;</li>
  * <li>{@code ratelimit.redis.lease.dropped.returns} (function counter): leases never given
  * back, because the background queue of returns was full or the shutdown timeout passed
- * (their tokens come back to Redis by refill).</li>
+ * (their tokens come back to Redis by refill);</li>
+ * <li>{@code ratelimit.redis.lease.pending.calls} (gauge): background calls of batched
+ * policies queued or in flight;</li>
+ * <li>{@code ratelimit.redis.pipeline.round.trips} (function counter): writes of the
+ * pipelined connection that carried background calls' commands, and
+ * {@code ratelimit.redis.pipeline.commands} (function counter) the commands they carried.</li>
  * </ul>
  */
 public class RedisBucketStoreMetrics implements MeterBinder {
@@ -41,6 +47,8 @@ public class RedisBucketStoreMetrics implements MeterBinder {
 	private final FailoverBucketStore batched;
 
 	private final LeasedBucketStore leases;
+
+	private final @Nullable RedisBucketStore redis;
 
 	/**
 	 * Creates a binder.
@@ -52,6 +60,15 @@ public class RedisBucketStoreMetrics implements MeterBinder {
 		this.store = Objects.requireNonNull(store, "store must not be null");
 		this.batched = Objects.requireNonNull(batched, "batched must not be null");
 		this.leases = Objects.requireNonNull(leases, "leases must not be null");
+		this.redis = null;
+	}
+
+	RedisBucketStoreMetrics(FailoverBucketStore store, FailoverBucketStore batched, LeasedBucketStore leases,
+			RedisBucketStore redis) {
+		this.store = Objects.requireNonNull(store, "store must not be null");
+		this.batched = Objects.requireNonNull(batched, "batched must not be null");
+		this.leases = Objects.requireNonNull(leases, "leases must not be null");
+		this.redis = Objects.requireNonNull(redis, "redis must not be null");
 	}
 
 	@Override
@@ -104,6 +121,20 @@ public class RedisBucketStoreMetrics implements MeterBinder {
 		FunctionCounter.builder("ratelimit.redis.lease.dropped.returns", this, lease(LeaseStats::droppedReturns))
 			.description("Leases of batched global policies never given back to Redis: queue full or shutdown timeout")
 			.register(registry);
+		Gauge.builder("ratelimit.redis.lease.pending.calls", this, lease(LeaseStats::pendingCalls))
+			.description("Background Redis calls of batched global policies queued or in flight")
+			.register(registry);
+		RedisBucketStore redis = this.redis;
+		if (redis != null) {
+			FunctionCounter.builder("ratelimit.redis.pipeline.round.trips", redis,
+					(store) -> store.pipelineStats().roundTrips())
+				.description("Writes to Redis that carried the commands of batched policies' background calls")
+				.register(registry);
+			FunctionCounter.builder("ratelimit.redis.pipeline.commands", redis,
+					(store) -> store.pipelineStats().commands())
+				.description("Commands of batched policies' background calls sent to Redis")
+				.register(registry);
+		}
 	}
 
 	private static ToDoubleFunction<RedisBucketStoreMetrics> lease(ToDoubleFunction<LeaseStats> value) {

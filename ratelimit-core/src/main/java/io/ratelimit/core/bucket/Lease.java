@@ -25,8 +25,8 @@ final class Lease {
 	/** When the last grant arrived: the time of {@code sharedRemainingUnits}. */
 	private long sharedSeenAt;
 
-	/** The requests decided since credit was last given. */
-	private int requestsOnCredit;
+	/** Whether the last grant brought less than it asked for: the shared bucket ran dry. */
+	private boolean lastGrantShort;
 
 	/**
 	 * Units granted here on credit, before the shared bucket was charged for them: a cold
@@ -150,11 +150,12 @@ final class Lease {
 	 * Whether a key leased before may be decided on credit again, Gubernator style: its lease
 	 * cannot pay for the request, nothing of it is on its way or owed, and the shared bucket
 	 * as the last grant showed it, with what it refilled since, holds the credit and the
-	 * request. A key whose bucket is busy (a short grant, a refill in flight) is not.
+	 * request. A key whose last grant came short (its bucket ran dry: a hot key, whose
+	 * replicas share what refills) is not.
 	 */
 	boolean mayCreditAgain(long allowanceUnits, long units, long now) {
-		if (!this.everLeased || this.lastLeaseFailed || this.credit != 0 || this.sharedCall != null
-				|| this.refilling || allowanceUnits < units || !isQuietOver(now)) {
+		if (!this.everLeased || this.lastLeaseFailed || this.lastGrantShort || this.credit != 0
+				|| this.sharedCall != null || allowanceUnits < units || !isQuietOver(now)) {
 			return false;
 		}
 		long missing = allowanceUnits + units - this.sharedRemainingUnits;
@@ -166,12 +167,7 @@ final class Lease {
 		return this.credit - Math.max(0, Math.min(this.units, this.credit));
 	}
 
-	int requestsOnCredit() {
-		return this.requestsOnCredit;
-	}
-
 	void startOnCredit(long allowanceUnits) {
-		this.requestsOnCredit = 1;
 		this.creditGiven = true;
 		this.credit = allowanceUnits;
 		this.units += allowanceUnits;
@@ -200,19 +196,21 @@ final class Lease {
 	/**
 	 * Adds a grant, which pays first for the credit the call was made to cover.
 	 * @param grant what the shared store gave
+	 * @param asked what the call asked for
 	 * @param now when it arrived
 	 * @param roundTripNanos how long the call took
 	 * @param creditCovered the credit the call asked for beside the lease
 	 * @return the units admitted on credit that the grant could not pay for, owed to the
 	 * shared bucket; 0 mostly
 	 */
-	long granted(LeasableBucketStore.Grant grant, long now, long roundTripNanos, long creditCovered) {
+	long granted(LeasableBucketStore.Grant grant, long asked, long now, long roundTripNanos, long creditCovered) {
 		// The call asked for the credit it carried; what the credit still owes is at most that.
 		long covered = Math.min(creditCovered, this.credit);
 		this.units += grant.units() - covered;
 		this.credit -= covered;
 		this.sharedRemainingUnits = grant.remainingUnits();
 		this.sharedSeenAt = now;
+		this.lastGrantShort = grant.units() < asked;
 		this.roundTripNanos = roundTripNanos;
 		this.everLeased = true;
 		this.lastLeaseFailed = false;
@@ -284,7 +282,11 @@ final class Lease {
 			this.windowUnits = 0;
 		}
 		this.windowUnits += units;
-		this.requestsOnCredit++;
+	}
+
+	/** The key's demand in units per second over the windows that ended; 0 before the first. */
+	double settledDemandPerSecond() {
+		return this.smoothedDemand;
 	}
 
 	/** The key's recent demand in units per second; the window in progress counts when it runs ahead. */

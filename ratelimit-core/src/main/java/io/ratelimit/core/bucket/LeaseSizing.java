@@ -66,6 +66,23 @@ public record LeaseSizing(Duration horizon, double maximumShare, boolean dynamic
 	}
 
 	/**
+	 * Returns the units of a lease taken with a credit call: what the key's settled demand
+	 * uses while the lease is held, none when that is less than a token (a key seen now and
+	 * then would only give it back).
+	 * @param limits the bucket's shape
+	 * @param settledDemandUnitsPerSecond the key's demand on this replica over whole windows
+	 * @param roundTripNanos how long the last lease took
+	 * @return the units, 0 or at least a token's
+	 */
+	long creditBatchUnits(BucketLimits limits, double settledDemandUnitsPerSecond, long roundTripNanos) {
+		double covered = Math.max(this.horizon.toNanos(), 2.0 * roundTripNanos) / 1e9;
+		if (settledDemandUnitsPerSecond * covered < BucketLimits.UNITS_PER_TOKEN) {
+			return 0;
+		}
+		return batchUnits(limits, settledDemandUnitsPerSecond, roundTripNanos);
+	}
+
+	/**
 	 * Returns the units of the next lease.
 	 * @param limits the bucket's shape
 	 * @param demandUnitsPerSecond the key's recent demand on this replica

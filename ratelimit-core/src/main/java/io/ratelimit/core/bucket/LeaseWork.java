@@ -73,6 +73,17 @@ final class LeaseWork {
 		}
 	}
 
+	/** The calls queued or in flight. */
+	int pending() {
+		this.lock.lock();
+		try {
+			return this.running + this.refills.size() + this.returns.size();
+		}
+		finally {
+			this.lock.unlock();
+		}
+	}
+
 	long droppedReturns() {
 		return this.droppedReturns.sum();
 	}

@@ -243,7 +243,7 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 		}
 		return new LeaseStats(this.leases.estimatedSize(), leased, this.localDecisions.sum(), this.sharedWaits.sum(),
 				this.refills.sum(), this.refillFailures.sum(), this.returnedUnits.sum(), this.work.droppedReturns(),
-				this.coldStarts.sum(), this.owedUnits.sum());
+				this.coldStarts.sum(), this.owedUnits.sum(), this.work.pending());
 	}
 
 	/**
@@ -261,7 +261,7 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 			long now = this.time.nanoTime();
 			return new LeaseState(lease.units(), this.sizing.batchUnits(lease.limits(), lease.demandPerSecond(now),
 					lease.roundTripNanos()), lease.demandPerSecond(now) / BucketLimits.UNITS_PER_TOKEN,
-					lease.sharedRemainingUnits(), lease.isRefilling(), lease.roundTripNanos());
+					lease.sharedRemainingUnits(), lease.isRefilling(), lease.roundTripNanos(), lease.credit());
 		}
 		finally {
 			lease.unlock();
@@ -513,7 +513,7 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 			return;
 		}
 		long now = this.time.nanoTime();
-		long owed = lease.granted(grant, now, now - started, credit);
+		long owed = lease.granted(grant, asked, now, now - started, credit);
 		sawShared(key, limits, grant.remainingUnits() - owed, now);
 		giveBack(key, new Returned(limits, -owed));
 		lease.quietUntil(now, quietPeriod(limits, asked, grant));
@@ -573,12 +573,15 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 	 * @param returnedUnits the units given back to the shared store
 	 * @param droppedReturns the leases never given back: the queue was full, or the close
 	 * deadline passed
-	 * @param coldStarts the keys decided on credit before their first lease arrived
+	 * @param coldStarts the times a key was decided on credit: a cold key, or one whose lease
+	 * ran dry while its bucket, as last seen, held the credit
 	 * @param owedUnits the units admitted on credit that a grant could not pay for, charged to
 	 * the shared bucket as a debt
+	 * @param pendingCalls the background calls (leases, returns, charges) queued or in flight
 	 */
 	public record LeaseStats(long leases, long leasedUnits, long localDecisions, long sharedWaits, long refills,
-			long refillFailures, long returnedUnits, long droppedReturns, long coldStarts, long owedUnits) {
+			long refillFailures, long returnedUnits, long droppedReturns, long coldStarts, long owedUnits,
+			long pendingCalls) {
 	}
 
 	/**
@@ -590,9 +593,10 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 	 * @param sharedRemainingUnits the units the shared bucket held after the last lease
 	 * @param refilling whether a background lease is in flight
 	 * @param roundTripNanos how long the last lease took
+	 * @param creditUnits the credit given that no grant has paid for yet
 	 */
 	public record LeaseState(long leasedUnits, long nextLeaseUnits, double demandPerSecond, long sharedRemainingUnits,
-			boolean refilling, long roundTripNanos) {
+			boolean refilling, long roundTripNanos, long creditUnits) {
 	}
 
 	record Returned(BucketLimits limits, long units) {
@@ -662,10 +666,10 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 		}
 
 		/**
-		 * Asks for the credit used by now rather than all of it, and for a lease only when
-		 * the key had more than this one request meanwhile: a key seen once is charged
-		 * what it admitted and holds nothing it would have to give back. The credit not used
-		 * yet still comes out of what the grant brings.
+		 * Asks for the credit used by now rather than all of it, and for a lease only as
+		 * large as the key's settled demand on this replica uses while it is held: a key
+		 * seen now and then is charged what it admitted and holds nothing it would have to
+		 * give back. The credit not used yet still comes out of what the grant brings.
 		 */
 		private void sizeAtStart(Lease lease, LeasedBucketStore store) {
 			lease.lock();
@@ -674,8 +678,8 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 					return;
 				}
 				long now = store.time.nanoTime();
-				long batch = (lease.requestsOnCredit() > 1)
-						? store.sizing.batchUnits(this.limits, lease.demandPerSecond(now), lease.roundTripNanos()) : 0;
+				long batch = store.sizing.creditBatchUnits(this.limits, lease.settledDemandPerSecond(),
+						lease.roundTripNanos());
 				this.units = Math.max(1, lease.usedCredit() + batch);
 			}
 			finally {

@@ -90,6 +90,20 @@ class SparseKeyCreditTest {
 	}
 
 	@Test
+	void tryConsumeWhenLastGrantCameShortThenNoCreditAgainEvenOnceTheBucketCouldHaveRefilled() {
+		LeasedBucketStoreTest.QueuedExecutor background = new LeasedBucketStoreTest.QueuedExecutor();
+		LeasedBucketStore store = replica(background);
+		store.tryConsume(KEY, HUNDRED_PER_SECOND, 1);
+		this.shared.tryConsume(KEY, HUNDRED_PER_SECOND, 100); // other replicas took the rest
+		background.runAll(); // the credit call finds the bucket empty: a short grant
+		this.time.advanceMillis(500); // long enough to refill the credit
+
+		// A hot key's replicas share what refills: it gets leases, not credit.
+		store.tryConsume(KEY, HUNDRED_PER_SECOND, 1);
+		assertThat(store.leaseStats().coldStarts()).isOne();
+	}
+
+	@Test
 	void tryConsumeWhenThreeReplicasFloodAKeyAndAnswersComeLateThenBeyondExactByAtMostTheBound() {
 		Flood flood = new Flood(3, 20, 1, 1);
 		flood.run(10_000, -1);
@@ -104,7 +118,7 @@ class SparseKeyCreditTest {
 		Flood flood = new Flood(3, 20, 110, 11);
 		flood.run(10_000, -1);
 
-		assertThat(flood.credits()).as("credit was given again and again").isGreaterThan(50);
+		assertThat(flood.credits()).as("credit was given again and again").isGreaterThan(30);
 		assertThat(flood.admitted).isLessThanOrEqualTo(flood.exact + bound(3));
 	}
 
