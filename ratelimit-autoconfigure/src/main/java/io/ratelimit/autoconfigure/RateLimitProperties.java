@@ -888,7 +888,7 @@ public class RateLimitProperties {
 			 * Redis, so that the calls of many keys share one round trip; a longer interval
 			 * means fewer round trips and later reconciliation.
 			 */
-			private Duration flushInterval = Duration.ofMillis(5);
+			private Duration flushInterval = Duration.ofMillis(10);
 
 			public LeaseSizingMode getSizing() {
 				return this.sizing;

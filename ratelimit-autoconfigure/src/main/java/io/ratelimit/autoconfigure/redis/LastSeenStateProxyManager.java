@@ -63,6 +63,8 @@ final class LastSeenStateProxyManager extends LettuceBasedProxyManager<byte[]> {
 
 	private final Runnable issued;
 
+	private final Runnable issuedUrgently;
+
 	/**
 	 * Creates a proxy manager.
 	 * @param builder Bucket4j's builder, configured with {@code expiration} among the rest
@@ -82,6 +84,7 @@ final class LastSeenStateProxyManager extends LettuceBasedProxyManager<byte[]> {
 		this.failures = Caffeine.newBuilder().maximumSize(maximumStates).expireAfterWrite(Duration.ofMinutes(1)).build();
 		this.issued = () -> {
 		};
+		this.issuedUrgently = this.issued;
 	}
 
 	/**
@@ -89,14 +92,18 @@ final class LastSeenStateProxyManager extends LettuceBasedProxyManager<byte[]> {
 	 * @param builder Bucket4j's builder, configured as the other's
 	 * @param sharing the manager whose states this one reads and writes
 	 * @param issued told of each command issued by an asynchronous operation, after it is
+	 * @param issuedUrgently told instead when the operation lost compare-and-swaps to other
+	 * writers twice after reading the state from Redis: its retries should not wait for
+	 * company, or contention on a hot key would cost a batching window per retry
 	 */
 	LastSeenStateProxyManager(Bucket4jLettuce.LettuceBasedProxyManagerBuilder<byte[]> builder,
-			LastSeenStateProxyManager sharing, Runnable issued) {
+			LastSeenStateProxyManager sharing, Runnable issued, Runnable issuedUrgently) {
 		super(builder);
 		this.expiration = sharing.expiration;
 		this.seen = sharing.seen;
 		this.failures = sharing.failures;
 		this.issued = issued;
+		this.issuedUrgently = issuedUrgently;
 	}
 
 	/**
@@ -235,6 +242,12 @@ final class LastSeenStateProxyManager extends LettuceBasedProxyManager<byte[]> {
 
 		private boolean guessed;
 
+		/** Whether the state being swapped was read from Redis rather than remembered. */
+		private volatile boolean read;
+
+		/** The swaps over a state read from Redis that lost to another writer. */
+		private volatile int contended;
+
 		AsyncFromLastSeenState(ByteBuffer key, AsyncCompareAndSwapOperation redis) {
 			this.key = key;
 			this.redis = redis;
@@ -249,6 +262,7 @@ final class LastSeenStateProxyManager extends LettuceBasedProxyManager<byte[]> {
 					return CompletableFuture.completedFuture(Optional.ofNullable(state.bytes()));
 				}
 			}
+			this.read = true;
 			return issue(() -> this.redis.getStateData(timeoutNanos)).whenComplete((data, failure) -> {
 				if (failure != null) {
 					LastSeenStateProxyManager.this.seen.invalidate(this.key);
@@ -275,6 +289,9 @@ final class LastSeenStateProxyManager extends LettuceBasedProxyManager<byte[]> {
 						if (swapped) {
 							saw(this.key, newData, newState);
 						}
+						else if (this.read) {
+							this.contended++;
+						}
 					}
 				});
 		}
@@ -287,7 +304,10 @@ final class LastSeenStateProxyManager extends LettuceBasedProxyManager<byte[]> {
 			catch (RuntimeException ex) {
 				return CompletableFuture.failedFuture(ex);
 			}
-			LastSeenStateProxyManager.this.issued.run();
+			// One lost race waits for company like any command; a second means a hot key.
+			((this.contended > 1) ? LastSeenStateProxyManager.this.issuedUrgently
+					: LastSeenStateProxyManager.this.issued)
+				.run();
 			return answer;
 		}
 

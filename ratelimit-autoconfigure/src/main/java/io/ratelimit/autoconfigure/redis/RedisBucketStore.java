@@ -11,7 +11,9 @@ import java.util.HexFormat;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -87,7 +89,7 @@ final class RedisBucketStore implements LeasableBucketStore, ServerAnswers, Auto
 	private static final BucketLimits WARM_UP_LIMITS = BucketLimits.of(BigDecimal.valueOf(1000), BigDecimal.ONE, 1);
 
 	/** The default longest wait of a pipelined command for its write. */
-	static final Duration DEFAULT_FLUSH_WINDOW = Duration.ofMillis(5);
+	static final Duration DEFAULT_FLUSH_WINDOW = Duration.ofMillis(10);
 
 	/**
 	 * Pipelined commands written at once without waiting for the window: a burst goes out
@@ -432,7 +434,35 @@ final class RedisBucketStore implements LeasableBucketStore, ServerAnswers, Auto
 				// Too slow yet (the timeout is short): keep warming up.
 			}
 		}
+		warmUpPipeline(warmUp, deadline);
 		return true;
+	}
+
+	/**
+	 * Opens the pipelined connection of the leases' background calls and warms their path
+	 * up, within what is left of the budget: opened lazily by the first call, it failed the
+	 * first calls under load, and a failed call pauses credit for a second.
+	 */
+	private void warmUpPipeline(BucketKey warmUp, long deadline) {
+		int answered = 0;
+		for (int attempt = 0; attempt < WARM_UP_DECISIONS && answered < WARM_UP_DECISIONS / 4; attempt++) {
+			long left = deadline - System.nanoTime();
+			if (left <= 0) {
+				return;
+			}
+			try {
+				leaseAsync(warmUp, WARM_UP_LIMITS, BucketLimits.UNITS_PER_TOKEN).toCompletableFuture()
+					.get(left, TimeUnit.NANOSECONDS);
+				answered++;
+			}
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				return;
+			}
+			catch (RuntimeException | ExecutionException | TimeoutException ex) {
+				// Too slow yet, or Redis went away: the first background call tries again.
+			}
+		}
 	}
 
 	private static boolean hopeless(Throwable ex) {
@@ -507,7 +537,8 @@ final class RedisBucketStore implements LeasableBucketStore, ServerAnswers, Auto
 					CommandPipeline pipeline = new CommandPipeline(connection.connection(), this.flushWindow,
 							FLUSH_COMMANDS, "ratelimit-redis-flush");
 					current = new Pipelined(pipeline, new LastSeenStateProxyManager(
-							configured(connection, connected.expiration()), connected.proxies(), pipeline::issued));
+							configured(connection, connected.expiration()), connected.proxies(), pipeline::issued,
+							pipeline::issuedUrgently));
 					this.pipelined = current;
 				}
 			}

@@ -74,6 +74,42 @@ class BatchedRedisTest {
 		assertThat((double) redisCalls() / flood.decisions()).isLessThan(0.05);
 	}
 
+	/**
+	 * Clients each seen about once a second by each replica: every decision is taken at once,
+	 * on credit, and the charges of many keys share each write to Redis.
+	 */
+	@Test
+	void tryConsumeWhenThreeReplicasSeeManySparseKeysThenNoneWaitsAndChargesShareRoundTrips() throws Exception {
+		// 20 tokens, a tenth of one refilled per second: the charges can be counted.
+		BucketLimits slow = BucketLimits.of(new BigDecimal("0.1"), BigDecimal.valueOf(200), 1);
+		int keys = 1000;
+		long decisions = 0;
+		for (int k = 0; k < keys; k++) {
+			for (Replica replica : this.replicas) {
+				assertThat(replica.leases.tryConsume(new BucketKey(9, k), slow, 1).consumed()).isTrue();
+				decisions++;
+			}
+			TimeUnit.MICROSECONDS.sleep(1000);
+		}
+		await().atMost(Duration.ofSeconds(10))
+			.until(() -> this.replicas.stream().allMatch((replica) -> replica.leases.leaseStats().pendingCalls() == 0));
+
+		long roundTrips = 0;
+		for (Replica replica : this.replicas) {
+			assertThat(replica.leases.leaseStats().sharedWaits()).as("no decision waited for Redis").isZero();
+			assertThat(replica.leases.leaseStats().returnedUnits()).as("nothing leased to give back").isZero();
+			roundTrips += replica.redis.pipelineStats().roundTrips();
+		}
+		System.out.printf("[batched] %d sparse keys, 3 replicas: %d decisions, %d background round trips "
+				+ "(%.3f per decision)%n", keys, decisions, roundTrips, (double) roundTrips / decisions);
+		// One write per flush interval (10 ms) at most, whatever the number of keys in it.
+		assertThat((double) roundTrips / decisions).isLessThan(0.25);
+		for (int k = 0; k < keys; k += 97) {
+			long left = this.replicas.get(0).redis.lease(new BucketKey(9, k), slow, 20 * TOKEN).units();
+			assertThat(left).as("charged by each replica").isGreaterThanOrEqualTo(17 * TOKEN).isLessThan(18 * TOKEN);
+		}
+	}
+
 	@Test
 	void tryConsumeWhenReplicaKilledMidRunThenLosesAtMostItsLease() throws Exception {
 		BucketKey key = new BucketKey(2, 2);

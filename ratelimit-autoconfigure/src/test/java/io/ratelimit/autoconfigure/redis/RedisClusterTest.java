@@ -25,6 +25,7 @@ import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfigurat
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Global buckets in a Redis Cluster of three primaries of this class's own: the store
@@ -97,6 +98,45 @@ class RedisClusterTest extends BucketStoreContract {
 				assertThat(node.cli("DBSIZE")).isNotEqualTo("0");
 			}
 		});
+	}
+
+	/**
+	 * Batched cold keys over every node: each key's credit call is one key's script, sent on
+	 * the pipelined cluster connection, which writes each node's commands to that node.
+	 */
+	@Test
+	void runWhenBatchedColdKeysOnEveryNodeThenChargedThroughThePipelinedConnection() {
+		this.runner.withPropertyValues(clusterProperties())
+			.withPropertyValues("spring.data.redis.username=ratelimit", "spring.data.redis.password=" + PASSWORD)
+			.run((context) -> {
+				RedisGlobalBuckets buckets = context.getBean(RedisGlobalBuckets.class);
+				List<BucketKey> keys = new ArrayList<>();
+				Set<Integer> ports = new HashSet<>();
+				for (int i = 0; i < 60; i++) {
+					BucketKey key = new BucketKey(i, stores.incrementAndGet());
+					keys.add(key);
+					ports.add(cluster.nodeOf(buckets.redis().redisKey(key)).port());
+					assertThat(buckets.batchedFailover().tryConsume(key, LIMITS, 1).consumed()).isTrue();
+				}
+				assertThat(ports).hasSize(3);
+				assertThat(buckets.leases().leaseStats().sharedWaits()).as("decided on credit").isZero();
+				await()
+					.atMost(Duration.ofSeconds(10))
+					.until(() -> buckets.leases().leaseStats().refills() == keys.size()
+							&& buckets.leases().leaseStats().pendingCalls() == 0);
+				assertThat(buckets.leases().leaseStats().refillFailures()).isZero();
+				// Each key's bucket (20 tokens, a tenth of one refilled per second) was charged one.
+				for (BucketKey key : keys) {
+					long left = buckets.redis().lease(key, LIMITS, 20 * BucketLimits.UNITS_PER_TOKEN).units();
+					assertThat(left).isLessThan(20 * BucketLimits.UNITS_PER_TOKEN)
+						.isGreaterThanOrEqualTo(19 * BucketLimits.UNITS_PER_TOKEN);
+				}
+				assertThat(buckets.redis().pipelineStats().roundTrips()).isPositive()
+					.isLessThan(buckets.redis().pipelineStats().commands());
+				for (RedisProcess node : cluster.processes()) {
+					assertThat(node.cli("ACL", "LOG")).as("nothing refused on %s", node.port()).isEmpty();
+				}
+			});
 	}
 
 	@Test

@@ -36,13 +36,22 @@ import org.jspecify.annotations.Nullable;
  * bucket holding the credit or it could have refilled that much since. With no allowance, a
  * cold key's first request waits for the lease. A request after a failed lease waits for
  * the shared store too, so that an outage reaches the failure mode of the store around this
- * one. The key's concurrent requests wait for that one call, not each for a call of its
+ * one.
+ * <p>A key this replica sees now and then, Gubernator style: its credit call, sized when it
+ * starts, asks for the credit used by then and for a lease only as large as the key's
+ * settled demand uses while it is held, so a key seen once is charged what it admitted and
+ * holds nothing to give back. When its lease cannot pay for a request it gets credit again
+ * on the same terms as a cold key (nothing of it owed or on its way, the bucket as last seen
+ * holding the credit), unless its last grant came short: a hot key, whose replicas share what
+ * refills, keeps to leases. The key's concurrent requests wait for that one call, not each for a call of its
  * own, and a failure of it is thrown to each of them. A lease unused for {@code idleReturn},
  * or still held at {@link #close(Duration)}, goes back to the shared bucket.
  *
- * <p>Background work is bounded: at most {@value #MAXIMUM_QUEUED_TASKS} refills and as many
- * returns are queued, refills run first, and a return that finds its queue full is dropped
- * (counted in {@link LeaseStats#droppedReturns()}).
+ * <p>Background work is bounded: at most {@value #MAXIMUM_QUEUED_TASKS} calls are in flight,
+ * as many refills and as many returns queued, refills run first, and a return that finds its
+ * queue full is dropped (counted in {@link LeaseStats#droppedReturns()}). The calls go
+ * through the shared store's asynchronous methods, so a store that pipelines them carries
+ * many keys' calls per round trip.
  *
  * <p>Accuracy, with n replicas, a largest lease L (in tokens) and a refill rate R: the
  * shared bucket is charged before any token is used, so the replicas together never admit
@@ -57,7 +66,14 @@ import org.jspecify.annotations.Nullable;
  * letting its key go cold; an attacker would have to churn through as many keys as the store
  * remembers ({@code maximumLeases}) between two requests of one key. A replica that dies
  * before its credit call returns leaves at most A uncharged, and so does a key's credit when
- * the shared store fails (once per key until it answers again).
+ * the shared store fails (once per key until it answers again). With credit given again, a
+ * replica still holds at most one credit of a key that no answer has settled, and gives the
+ * next only when its last answer, with the refill since, shows the bucket holding it; credit
+ * given on a view that other replicas' charges had made stale is charged as debt and repaid
+ * before the view allows more. So at any time the replicas admit at most {@code 2 × n × A}
+ * of a key beyond an exact limiter, whatever the time d from a credit to the answer of its
+ * charge; d only sets how long the excess stands, and how often a replica may give credit
+ * (once per d).
  */
 public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 
