@@ -59,11 +59,19 @@ import static org.assertj.core.api.Assertions.assertThat;
  * 1,000 requests per second with a capacity of 1,000. Each replica is offered 1,000
  * decisions per second on an open-loop schedule (a fixed arrival every millisecond, spread
  * over enough sender threads that a slow answer does not hold the next arrival back), for a
- * 2 s warm-up and a 10 s measured window; the offered load is either one hot key (three
- * times the limit) or 1,000 keys picked uniformly at random (about 3 requests per second
- * each, nothing to refuse).
+ * 2 s warm-up and a 10 s measured window; the offered load is one hot key (three times the
+ * limit), 1,000 keys picked uniformly at random (about 3 requests per second each, nothing
+ * to refuse), or, chosen with {@code ratelimit.experiment.workloads}, 1,000 keys picked by a
+ * Zipf law of exponent 1 ({@code zipf_keys}: the first key gets 13 % of the requests),
+ * 100,000 keys picked uniformly ({@code sparse_keys}: each seen about once in 100 s by a
+ * replica) or by Zipf ({@code zipf_sparse_keys}). {@code ratelimit.experiment.modes}
+ * chooses the modes, {@code ratelimit.experiment.rps} the limit (capacity one second of it)
+ * and {@code ratelimit.experiment.flush-ms} the flush interval of batched mode's pipelined
+ * connection.
  * <p>
- * Reported per row, over the window: Redis commands per decision from the server's
+ * Reported per row, over the window: round trips per decision (each command of the request
+ * path, plus each write of the pipelined connection that carried commands); Redis commands
+ * per decision from the server's
  * {@code INFO commandstats} (every command counted as one round trip, so the commands a
  * script runs inside Redis count too, which overstates round trips) beside the commands the
  * clients sent (a Lettuce {@link CommandListener}: the actual request/answer exchanges); P50
@@ -79,11 +87,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * of each second, the commands by name and the lease counts. Only sanity is asserted; the
  * figures are the result.
  * <p>
- * Runs about four minutes, only when asked:
+ * Runs about four minutes with the default workloads (hot key and 1,000 keys, both modes),
+ * about seven for the five workloads of batched mode, only when asked:
  * <pre>
- * ./mvnw -q -pl ratelimit-core install -DskipTests
- * ./mvnw -q -pl ratelimit-autoconfigure test -Dtest=BatchedGlobalExperiment \
- *     -Dsurefire.failIfNoSpecifiedTests=false -Dratelimit.experiment=batched
+ * ./mvnw -q -o -pl ratelimit-core,ratelimit-autoconfigure test -Dtest=BatchedGlobalExperiment \
+ *     -Dsurefire.failIfNoSpecifiedTests=false -Dratelimit.experiment=batched \
+ *     -Dratelimit.experiment.modes=batched \
+ *     -Dratelimit.experiment.workloads=hot_key,many_keys,zipf_keys,sparse_keys,zipf_sparse_keys
  * </pre>
  */
 @EnabledIfSystemProperty(named = "ratelimit.experiment", matches = "batched")
