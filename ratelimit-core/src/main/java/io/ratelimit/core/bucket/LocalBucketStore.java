@@ -107,6 +107,26 @@ public final class LocalBucketStore implements BucketStore {
 
 	@Override
 	public Consumption tryConsume(BucketKey key, BucketLimits limits, long tokens) {
+		return tryConsume(key, limits, tokens, this.time.nanoTime());
+	}
+
+	/**
+	 * Takes tokens as {@link #tryConsume(BucketKey, BucketLimits, long)} does, at a reading
+	 * of this store's clock taken by the caller, so that the buckets of one decision share
+	 * one reading instead of reading the clock each.
+	 * <p>
+	 * A reading older than a bucket's state (another request charged it meanwhile, with a
+	 * later one) neither refills it nor is waited for: Bucket4j refills forward only, so the
+	 * bucket answers as of its latest refill. Should the bucket's lock be held by another
+	 * request, the clock is read again once the lock is taken, so that a reading never ages
+	 * by more than the caller's own work since it was taken.
+	 * @param key the bucket key
+	 * @param limits the bucket shape
+	 * @param tokens the tokens to take, at least 1
+	 * @param nowNanos a reading of {@link #nanoTime()}, taken just before
+	 * @return the outcome
+	 */
+	public Consumption tryConsume(BucketKey key, BucketLimits limits, long tokens, long nowNanos) {
 		if (tokens < 1) {
 			throw new IllegalArgumentException("At least one token must be consumed, but was " + tokens);
 		}
@@ -119,7 +139,16 @@ public final class LocalBucketStore implements BucketStore {
 				return new Consumption(true, limits.capacityUnits() - units, 0);
 			}
 		}
-		return bucket.tryConsume(limits, units, this.time, key, this.buckets);
+		return bucket.tryConsume(limits, units, nowNanos, this.time, key, this.buckets);
+	}
+
+	/**
+	 * Returns a reading of the clock this store's buckets refill by, for
+	 * {@link #tryConsume(BucketKey, BucketLimits, long, long)}.
+	 * @return the current monotonic time in nanoseconds
+	 */
+	public long nanoTime() {
+		return this.time.nanoTime();
 	}
 
 	/**
@@ -180,8 +209,10 @@ public final class LocalBucketStore implements BucketStore {
 
 	/**
 	 * A bucket's state and the limits it currently has. Every method holds the bucket's
-	 * lock: the state is updated in place. The clock is read under the lock, so the state
-	 * never sees time go backwards.
+	 * lock: the state is updated in place. A consume may bring a reading of the clock taken
+	 * before the lock (one reading for all the buckets of a decision); after waiting for the
+	 * lock it reads the clock again. A reading older than the state only ages the decision by
+	 * the caller's own work since: Bucket4j refills forward only.
 	 * <p>
 	 * The bucket is its own lock, a mutex on {@link AbstractQueuedSynchronizer} rather than
 	 * a monitor: on JDK 21 to 23 a virtual thread waiting for a monitor pins its carrier
@@ -233,11 +264,15 @@ public final class LocalBucketStore implements BucketStore {
 		 * {@value #ACCESSES_PER_RECORDING}th access since. Recording under the lock keeps
 		 * the decision and the record together.
 		 */
-		Consumption tryConsume(BucketLimits wanted, long units, TimeSource time, BucketKey key,
+		Consumption tryConsume(BucketLimits wanted, long units, long nowNanos, TimeSource time, BucketKey key,
 				Cache<BucketKey, LocalBucket> cache) {
-			lock();
+			long now = nowNanos;
+			if (!tryAcquire(1)) {
+				// Another request had the bucket: its reading may be later than ours by the wait.
+				acquire(1);
+				now = time.nanoTime();
+			}
 			try {
-				long now = time.nanoTime();
 				Consumption consumption = consume(wanted, units, now);
 				if (++this.unrecordedAccesses >= ACCESSES_PER_RECORDING || isFullOnlyAfterKept(now)) {
 					cache.getIfPresent(key);

@@ -25,6 +25,26 @@ class LocalBucketStoreTest extends BucketStoreContract {
 	}
 
 	/**
+	 * A reading taken before the bucket was last charged is no reason to refill it: the
+	 * bucket answers as of its latest reading, and tells the wait from there.
+	 */
+	@Test
+	void tryConsumeWhenReadingOlderThanTheBucketThenNothingIsRefilled() {
+		LocalBucketStore store = LocalBucketStore.create(10, this.time);
+		BucketLimits onePerSecond = BucketLimits.of(BigDecimal.ONE, BigDecimal.ONE, 1);
+		assertThat(store.tryConsume(key(1), onePerSecond, 1).consumed()).isTrue();
+		assertThat(store.tryConsume(key(1), onePerSecond, 1).consumed()).isFalse(); // a bucket, empty
+		long earlier = store.nanoTime();
+		this.time.advance(Duration.ofSeconds(1));
+		assertThat(store.tryConsume(key(1), onePerSecond, 1, store.nanoTime()).consumed()).isTrue();
+
+		Consumption stale = store.tryConsume(key(1), onePerSecond, 1, earlier);
+
+		assertThat(stale.consumed()).isFalse();
+		assertThat(stale.nanosToWait()).isEqualTo(TimeUnit.SECONDS.toNanos(1));
+	}
+
+	/**
 	 * A million invented keys, each used once and each after the bucket would have refilled
 	 * the previous one's request, create no bucket: the doorkeeper answers them. A key used
 	 * between them keeps its (empty) bucket.
