@@ -13,6 +13,7 @@ import io.github.bucket4j.BucketState;
 import io.github.bucket4j.MathType;
 import io.github.bucket4j.TokensInheritanceStrategy;
 import io.ratelimit.core.TimeSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The per-process {@link BucketStore}: Bucket4j buckets in a bounded Caffeine cache.
@@ -38,7 +39,12 @@ import io.ratelimit.core.TimeSource;
  * creates eagerly, and the lock-free variant's atomic reference) and a copy of the state
  * on every consume; at 100,000 entries that is most of the store's memory.
  * <p>
- * A bucket is found with a quiet read. An access is recorded with Caffeine, for its
+ * A bucket is found in a small direct-mapped table of recently used buckets, else with a
+ * quiet read of the cache, which costs a map lookup and a reading of the clock for the
+ * entry's expiry. A bucket from the table is charged only while its last recorded access
+ * surely keeps it in the cache and the cache has not let it go (the eviction listener marks
+ * it), so that no charge is made to a bucket the cache has dropped, to be lost with it.
+ * Being marked costs a bucket 8 bytes. An access is recorded with Caffeine, for its
  * frequency sketch and the idle expiry, once in {@value #ACCESSES_PER_RECORDING} accesses
  * of a bucket, and whenever the bucket would otherwise be full later than its last recorded
  * access keeps it (see {@link UntilFull}). Recording every access fills Caffeine's read
@@ -47,6 +53,9 @@ import io.ratelimit.core.TimeSource;
  * counts as frequently used: the sketch counts up to 15 and halves its counts as it ages.
  */
 public final class LocalBucketStore implements BucketStore {
+
+	/** Slots of the table of recently used buckets, a power of two. */
+	static final int RECENT_BUCKETS = 4096;
 
 	/** The most accesses of a bucket before one is recorded, whatever its state. */
 	static final int ACCESSES_PER_RECORDING = 64;
@@ -67,6 +76,13 @@ public final class LocalBucketStore implements BucketStore {
 
 	private final LongAdder evictions = new LongAdder();
 
+	/*
+	 * Read and written without synchronization: an entry is immutable (final fields, so
+	 * safely published even through a race, the bucket's state included), and a lost or
+	 * overwritten entry only costs a lookup in the cache.
+	 */
+	private final RecentBucket[] recent = new RecentBucket[RECENT_BUCKETS];
+
 	private LocalBucketStore(long maximumEntries, TimeSource time) {
 		this.time = time;
 		this.buckets = Caffeine.newBuilder()
@@ -77,7 +93,10 @@ public final class LocalBucketStore implements BucketStore {
 			.executor(Runnable::run)
 			// Counted here rather than with Caffeine's statistics, which would read the clock
 			// twice around the creation of every bucket to time it.
-			.evictionListener((key, bucket, cause) -> this.evictions.increment())
+			.evictionListener((key, bucket, cause) -> {
+				this.evictions.increment();
+				bucket.retire();
+			})
 			.build();
 		this.policy = this.buckets.policy();
 		this.doorkeeper = new Doorkeeper(maximumEntries, time.nanoTime());
@@ -131,6 +150,15 @@ public final class LocalBucketStore implements BucketStore {
 			throw new IllegalArgumentException("At least one token must be consumed, but was " + tokens);
 		}
 		long units = Math.multiplyExact(tokens, BucketLimits.UNITS_PER_TOKEN);
+		int slot = (int) key.low() & (RECENT_BUCKETS - 1);
+		RecentBucket recent = this.recent[slot];
+		if (recent != null && recent.key().equals(key)) {
+			Consumption consumption = recent.bucket().tryConsume(limits, units, nowNanos, this.time, key, this.buckets,
+					true);
+			if (consumption != null) {
+				return consumption;
+			}
+		}
 		LocalBucket bucket = this.policy.getIfPresentQuietly(key);
 		if (bucket == null) {
 			bucket = enter(key, limits, units);
@@ -139,7 +167,8 @@ public final class LocalBucketStore implements BucketStore {
 				return new Consumption(true, limits.capacityUnits() - units, 0);
 			}
 		}
-		return bucket.tryConsume(limits, units, nowNanos, this.time, key, this.buckets);
+		this.recent[slot] = new RecentBucket(key, bucket);
+		return bucket.tryConsume(limits, units, nowNanos, this.time, key, this.buckets, false);
 	}
 
 	/**
@@ -233,6 +262,9 @@ public final class LocalBucketStore implements BucketStore {
 
 		private int unrecordedAccesses;
 
+		// Set once the cache has let the bucket go, for whoever still holds it from the table of recent buckets.
+		private volatile boolean retired;
+
 		LocalBucket(BucketLimits limits, long nowNanos) {
 			this.limits = limits;
 			this.state = BucketState.createInitialState(limits.configuration(), MathType.INTEGER_64_BITS, nowNanos);
@@ -264,8 +296,8 @@ public final class LocalBucketStore implements BucketStore {
 		 * {@value #ACCESSES_PER_RECORDING}th access since. Recording under the lock keeps
 		 * the decision and the record together.
 		 */
-		Consumption tryConsume(BucketLimits wanted, long units, long nowNanos, TimeSource time, BucketKey key,
-				Cache<BucketKey, LocalBucket> cache) {
+		@Nullable Consumption tryConsume(BucketLimits wanted, long units, long nowNanos, TimeSource time, BucketKey key,
+				Cache<BucketKey, LocalBucket> cache, boolean onlyIfKept) {
 			long now = nowNanos;
 			if (!tryAcquire(1)) {
 				// Another request had the bucket: its reading may be later than ours by the wait.
@@ -273,6 +305,9 @@ public final class LocalBucketStore implements BucketStore {
 				now = time.nanoTime();
 			}
 			try {
+				if (onlyIfKept && (this.retired || now - this.keptUntilNanos >= 0)) {
+					return null;
+				}
 				Consumption consumption = consume(wanted, units, now);
 				if (++this.unrecordedAccesses >= ACCESSES_PER_RECORDING || isFullOnlyAfterKept(now)) {
 					cache.getIfPresent(key);
@@ -319,6 +354,10 @@ public final class LocalBucketStore implements BucketStore {
 		 */
 		void consumeAtCreation(long units) {
 			this.state.consume(units);
+		}
+
+		void retire() {
+			this.retired = true;
 		}
 
 		void refund(long units, TimeSource time) {
@@ -374,6 +413,15 @@ public final class LocalBucketStore implements BucketStore {
 			return limits.refillPeriodNanos() + EXPIRY_MARGIN_NANOS;
 		}
 
+	}
+
+	/**
+	 * A recently used bucket and its key. The cache's quiet read of a bucket costs a map
+	 * lookup and a reading of the clock for its expiry; a bucket found here is taken without
+	 * either while its last recorded access surely keeps it in the cache and the cache has
+	 * not let it go, which the bucket checks under its lock.
+	 */
+	private record RecentBucket(BucketKey key, LocalBucket bucket) {
 	}
 
 }
