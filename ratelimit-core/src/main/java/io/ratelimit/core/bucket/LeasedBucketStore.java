@@ -42,7 +42,9 @@ import org.jspecify.annotations.Nullable;
  * returns are queued, refills run first, and a return that finds its queue full is dropped
  * (counted in {@link LeaseStats#droppedReturns()}).
  *
- * <p>Accuracy, with n replicas, a largest lease L (in tokens) and a refill rate R: the
+ * <p>Accuracy, with n replicas, a largest lease L (in tokens; a lease holds at least the
+ * request it is taken for, so L is the heaviest request's cost if that is more) and a
+ * refill rate R: the
  * shared bucket is charged before any token is used, so the replicas together never admit
  * more than an exact limiter would (none over); they admit less by at most the tokens held
  * in leases at a time, {@code 1.5 × n × L}, and a replica that dies loses its lease, at most
