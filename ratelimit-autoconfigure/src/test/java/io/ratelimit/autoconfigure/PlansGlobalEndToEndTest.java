@@ -90,13 +90,16 @@ class PlansGlobalEndToEndTest {
 			Http one = http(first);
 			Http two = http(second);
 
-			int initechAdmitted = admitted(one, two, initech, 10);
+			// Batched: enough attempts for leases refused while their refill is on its way to
+			// come back; their count is what the bound is about.
+			int attempts = exact ? 10 : 60;
+			int initechAdmitted = admitted(one, two, initech, attempts);
 			HttpResponse<String> refused = two.get("/api/repos/3", "X-API-Key", initech);
 			assertThat(refused.statusCode()).isEqualTo(429);
 			assertThat(refused.headers().firstValue("RateLimit-Policy"))
 				.hasValue("\"default\";q=20;w=2, \"hourly\";q=3;w=3600");
-			int acmeAdmitted = admitted(one, two, acme, 10);
-			int hooliAdmitted = admitted(one, two, hooli, 16);
+			int acmeAdmitted = admitted(one, two, acme, attempts);
+			int hooliAdmitted = admitted(one, two, hooli, exact ? 16 : 60);
 			assertThat(one.get("/api/status", "X-API-Key", hooli).headers().firstValue("RateLimit-Policy"))
 				.hasValue("\"default\";q=200;w=2, \"hourly\";q=8;w=3600");
 			if (exact) {
