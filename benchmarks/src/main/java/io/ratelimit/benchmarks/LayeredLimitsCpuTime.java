@@ -16,7 +16,7 @@ import io.ratelimit.core.Decision;
  * contention with other work still show; JMH's elapsed-time figures on a quiet host remain
  * the reference. Run with:
  * <pre>
- * ./mvnw -pl ratelimit-core,benchmarks -am package -DskipTests
+ * ./mvnw -pl benchmarks -am package -DskipTests
  * java -cp benchmarks/target/benchmarks.jar io.ratelimit.benchmarks.LayeredLimitsCpuTime 9
  * </pre>
  */
