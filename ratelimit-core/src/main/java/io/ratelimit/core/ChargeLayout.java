@@ -5,8 +5,10 @@ import java.util.List;
 
 import io.ratelimit.core.bucket.BucketLimits;
 import io.ratelimit.core.bucket.BucketStore;
+import io.ratelimit.core.bucket.LocalBucketStore;
 import io.ratelimit.core.policy.Policy;
 import io.ratelimit.core.policy.PolicyMode;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The buckets a request is charged to under layered limits, with all that does not depend
@@ -32,6 +34,9 @@ final class ChargeLayout {
 
 	private final BucketStore[] stores;
 
+	/* The store of each charge if it is local, for a clock reading shared among them. */
+	private final @Nullable LocalBucketStore[] localStores;
+
 	private final BucketLimits[] limits;
 
 	private final long[] tokens;
@@ -50,6 +55,7 @@ final class ChargeLayout {
 		this.quotedNames = new String[n];
 		this.policies = new Policy[n];
 		this.stores = new BucketStore[n];
+		this.localStores = new LocalBucketStore[n];
 		this.limits = new BucketLimits[n];
 		this.tokens = new long[n];
 		int enforced = 0;
@@ -59,6 +65,7 @@ final class ChargeLayout {
 			this.quotedNames[i] = Quota.quoted(charge.name);
 			this.policies[i] = charge.policy;
 			this.stores[i] = charge.store;
+			this.localStores[i] = (charge.store instanceof LocalBucketStore local) ? local : null;
 			this.limits[i] = charge.limits;
 			this.tokens[i] = charge.tokens;
 			enforced += isEnforced(charge.policy) ? 1 : 0;
@@ -130,6 +137,11 @@ final class ChargeLayout {
 
 	BucketStore store(int charge) {
 		return this.stores[charge];
+	}
+
+	/** The store of a charge if it is a {@link LocalBucketStore}, else {@code null}. */
+	@Nullable LocalBucketStore localStore(int charge) {
+		return this.localStores[charge];
 	}
 
 	BucketLimits limits(int charge) {

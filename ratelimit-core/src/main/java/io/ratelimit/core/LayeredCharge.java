@@ -3,6 +3,7 @@ package io.ratelimit.core;
 import io.ratelimit.core.bucket.BucketKey;
 import io.ratelimit.core.bucket.BucketLimits;
 import io.ratelimit.core.bucket.Consumption;
+import io.ratelimit.core.bucket.LocalBucketStore;
 import io.ratelimit.core.endpoint.EndpointTemplate;
 import org.jspecify.annotations.Nullable;
 
@@ -46,8 +47,9 @@ final class LayeredCharge {
 		Consumption[] results = new Consumption[layout.size()];
 		boolean refusedEnforced = false;
 		boolean refusedShadow = false;
+		Reading reading = new Reading();
 		for (int i = 0; i < results.length; i++) {
-			results[i] = tryConsume(layout, keys, i);
+			results[i] = reading.tryConsume(layout, keys, i);
 			if (!results[i].consumed()) {
 				refusedEnforced |= layout.enforced(i);
 				refusedShadow |= !layout.enforced(i);
@@ -69,9 +71,6 @@ final class LayeredCharge {
 				(outcome == Decision.Outcome.ALLOWED) ? attempt : null, refusedBy);
 	}
 
-	private static Consumption tryConsume(ChargeLayout layout, BucketKey[] keys, int charge) {
-		return layout.store(charge).tryConsume(keys[charge], layout.limits(charge), layout.tokens(charge));
-	}
 
 	/**
 	 * The name of the limit that refused with the longest wait, the first of them if several
@@ -97,9 +96,10 @@ final class LayeredCharge {
 	 */
 	private static boolean chargeEnforcedAgain(ChargeLayout layout, BucketKey[] keys, Consumption[] results) {
 		boolean refused = false;
+		Reading reading = new Reading();
 		for (int i = 0; i < results.length; i++) {
 			if (layout.enforced(i)) {
-				results[i] = tryConsume(layout, keys, i);
+				results[i] = reading.tryConsume(layout, keys, i);
 				refused |= !results[i].consumed();
 			}
 		}
@@ -120,6 +120,33 @@ final class LayeredCharge {
 				results[i] = new Consumption(true, units, 0);
 			}
 		}
+	}
+
+	/**
+	 * Charges the buckets of one pass over a layout, local buckets that follow one another on
+	 * one reading of their store's clock: a clock reading costs about as much as the rest of
+	 * a local bucket's update. A charge to another store (a round trip to Redis) ends the
+	 * reading, so that the local buckets after it read the clock again.
+	 */
+	private static final class Reading {
+
+		private @Nullable LocalBucketStore store;
+
+		private long nanos;
+
+		Consumption tryConsume(ChargeLayout layout, BucketKey[] keys, int charge) {
+			LocalBucketStore local = layout.localStore(charge);
+			if (local == null) {
+				this.store = null;
+				return layout.store(charge).tryConsume(keys[charge], layout.limits(charge), layout.tokens(charge));
+			}
+			if (local != this.store) {
+				this.nanos = local.nanoTime();
+				this.store = local;
+			}
+			return local.tryConsume(keys[charge], layout.limits(charge), layout.tokens(charge), this.nanos);
+		}
+
 	}
 
 }

@@ -70,6 +70,8 @@ public final class RateLimiter {
 
 	private final ChargeLayouts layouts;
 
+	private final ChargeKeys chargeKeys;
+
 	private RateLimiter(Builder builder) {
 		this.endpoints = builder.endpoints;
 		this.identities = builder.identities;
@@ -87,6 +89,7 @@ public final class RateLimiter {
 		this.sensitiveEndpoints = Map.copyOf(builder.sensitiveEndpoints);
 		this.devices = builder.devices;
 		this.layouts = new ChargeLayouts(this::layout);
+		this.chargeKeys = new ChargeKeys((layout, endpoint, identity) -> keysFor(layout, endpoint, identity, null));
 	}
 
 	/**
@@ -133,7 +136,8 @@ public final class RateLimiter {
 		SubmittedIdentifier account = (sensitive != null) ? extract(sensitive, request) : SubmittedIdentifier.ABSENT;
 		if (account.isAbsent()) {
 			// Names no account, so logs nobody in: its client's bucket alone, and the layers.
-			return LayeredCharge.decide(layout, keysFor(layout, endpoint, identity, null), endpoint, legacyNow, null);
+			return LayeredCharge.decide(layout, this.chargeKeys.keysFor(layout, endpoint, identity), endpoint, legacyNow,
+					null);
 		}
 		return chargeLogin(layout, account, request, endpoint, identity, legacyNow);
 	}

@@ -122,6 +122,27 @@ class LayeredLimitsTest {
 		assertThat(limiter.evaluate(TestRequest.get("/api/repos").from("203.0.113.9")).isRejected()).isFalse();
 	}
 
+	/**
+	 * A client's layered bucket keys are remembered for the limits they were made for: a
+	 * reload that leaves a limit as it was leaves its bucket spent, and one that renames it
+	 * charges the renamed limit's own bucket.
+	 */
+	@Test
+	void evaluateWhenReloadedThenRememberedKeysFollowTheLimitsInForce() {
+		row("default", null, "hourly", "API", null, 3, "PT1H", "REQUESTS");
+		RateLimiter limiter = limiter();
+		assertThat(admitted(limiter, 5, octocat("GET", "/api/repos"))).isEqualTo(3);
+
+		assertThat(limiter.policies().reload().succeeded()).isTrue();
+		assertThat(admitted(limiter, 5, octocat("GET", "/api/repos"))).isZero();
+
+		this.rows.clear();
+		row("default", null, "per-hour", "API", null, 3, "PT1H", "REQUESTS");
+		assertThat(limiter.policies().reload().succeeded()).isTrue();
+		assertThat(admitted(limiter, 5, octocat("GET", "/api/repos"))).isEqualTo(3);
+		assertThat(admitted(limiter, 5, octocat("POST", "/api/issues"))).isZero();
+	}
+
 	@Test
 	void evaluateWhenOneLimitRefusesThenNoneIsCharged() {
 		row("default", null, "hourly", "API", null, 3, "PT1H", "REQUESTS");

@@ -25,7 +25,8 @@ import org.springframework.util.Assert;
 /**
  * Reloads the policies, and the API keys when the key tier is on, as soon as a change to
  * their table commits. On PostgreSQL statement-level triggers on {@code rate_limit_policy}
- * and {@code rate_limit_api_key} notify {@value #CHANNEL} and {@value #API_KEY_CHANNEL};
+ * (and {@code rate_limit_tenant_plan}, whose plans are part of the policies) and on
+ * {@code rate_limit_api_key} notify {@value #CHANNEL} and {@value #API_KEY_CHANNEL};
  * this listener holds one connection that {@code LISTEN}s on both and waits on a daemon
  * thread, so every replica reloads within moments of the commit, and a revoked key stops
  * working everywhere at once. Each table is reloaded only when its own channel speaks. The
@@ -109,11 +110,14 @@ public class PolicyChangeListener implements SmartLifecycle {
 		Assert.isTrue(maxBackoff.compareTo(initialBackoff) >= 0,
 				() -> "maxBackoff must not be less than initialBackoff: " + maxBackoff);
 		List<Subscription> subscriptions = new ArrayList<>();
-		subscriptions.add(new Subscription("rate limit policies", CHANNEL, "rate_limit_policy",
-				"V3__notify_policy_changes.sql", () -> reload(policies)));
+		// The tenants' plans are part of the policies: their table notifies the policies' channel.
+		subscriptions.add(new Subscription(CHANNEL, () -> reload(policies),
+				new Trigger("rate_limit_policy", CHANNEL, "rate limit policies", "V3__notify_policy_changes.sql"),
+				new Trigger("rate_limit_tenant_plan", "rate_limit_tenant_plan_changed", "tenants' plans",
+						"V6__plans.sql")));
 		if (apiKeys != null) {
-			subscriptions.add(new Subscription("API keys", API_KEY_CHANNEL, "rate_limit_api_key",
-					"V4__notify_api_key_changes.sql", () -> reload(apiKeys)));
+			subscriptions.add(new Subscription(API_KEY_CHANNEL, () -> reload(apiKeys),
+					new Trigger("rate_limit_api_key", API_KEY_CHANNEL, "API keys", "V4__notify_api_key_changes.sql")));
 		}
 		this.subscriptions = List.copyOf(subscriptions);
 		this.connections = connections;
@@ -287,8 +291,10 @@ public class PolicyChangeListener implements SmartLifecycle {
 			return;
 		}
 		subscription.paid();
-		if (!subscription.triggerChecked) {
-			checkTrigger(connection, subscription);
+		for (Trigger trigger : subscription.triggers) {
+			if (!trigger.checked) {
+				checkTrigger(connection, trigger);
+			}
 		}
 	}
 
@@ -310,22 +316,24 @@ public class PolicyChangeListener implements SmartLifecycle {
 
 	/**
 	 * Warns once per table when it exists but has no trigger, e.g. because the schema was
-	 * applied by hand without the notifying version: the listener would wait for nothing.
+	 * applied by hand without the notifying version, or its trigger was dropped: the
+	 * listener would wait for nothing.
 	 */
-	private static void checkTrigger(Connection connection, Subscription subscription) throws SQLException {
-		String query = "SELECT EXISTS (SELECT 1 FROM pg_class WHERE relname = '" + subscription.table
+	private static void checkTrigger(Connection connection, Trigger trigger) throws SQLException {
+		// The names are this class's constants, never input.
+		String query = "SELECT EXISTS (SELECT 1 FROM pg_class WHERE relname = '" + trigger.table
 				+ "'), EXISTS (SELECT 1 FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid WHERE c.relname = '"
-				+ subscription.table + "' AND t.tgname = '" + subscription.channel + "')";
+				+ trigger.table + "' AND t.tgname = '" + trigger.name + "')";
 		try (Statement statement = connection.createStatement(); ResultSet result = statement.executeQuery(query)) {
 			if (!result.next() || !result.getBoolean(1)) {
 				return;
 			}
-			subscription.triggerChecked = true;
+			trigger.checked = true;
 			if (!result.getBoolean(2)) {
-				logger.warn(Diagnostic.W009.message("The " + subscription.table + " table has no '"
-						+ subscription.channel + "' trigger, so changes to the " + subscription.what
+				logger.warn(Diagnostic.W009.message("The " + trigger.table + " table has no '" + trigger.name
+						+ "' trigger, so changes to the " + trigger.what
 						+ " reach this application only with the periodic refresh (ratelimit.policy.refresh-interval). "
-						+ "Apply the PostgreSQL migration db/migration/postgresql/" + subscription.migration
+						+ "Apply the PostgreSQL migration db/migration/postgresql/" + trigger.migration
 						+ " (ratelimit.schema.migrate=true does), or set ratelimit.policy.notify.enabled=false."));
 			}
 		}
@@ -347,20 +355,41 @@ public class PolicyChangeListener implements SmartLifecycle {
 	}
 
 	/**
-	 * One table listened for: its channel, how to reload it, and the reload it is owed.
-	 * Used by the listening thread only.
+	 * A trigger that notifies a channel: its table, what the table holds, the migration that
+	 * creates it, and whether it has been looked for. Used by the listening thread only.
 	 */
-	private static final class Subscription {
-
-		final String what;
-
-		final String channel;
+	private static final class Trigger {
 
 		final String table;
 
+		final String name;
+
+		final String what;
+
 		final String migration;
 
+		boolean checked;
+
+		Trigger(String table, String name, String what, String migration) {
+			this.table = table;
+			this.name = name;
+			this.what = what;
+			this.migration = migration;
+		}
+
+	}
+
+	/**
+	 * One channel listened for: how to reload what it announces, the triggers that notify
+	 * it, and the reload it is owed. Used by the listening thread only.
+	 */
+	private static final class Subscription {
+
+		final String channel;
+
 		final BooleanSupplier reload;
+
+		final List<Trigger> triggers;
 
 		private boolean owed;
 
@@ -368,14 +397,10 @@ public class PolicyChangeListener implements SmartLifecycle {
 
 		private int failures;
 
-		boolean triggerChecked;
-
-		Subscription(String what, String channel, String table, String migration, BooleanSupplier reload) {
-			this.what = what;
+		Subscription(String channel, BooleanSupplier reload, Trigger... triggers) {
 			this.channel = channel;
-			this.table = table;
-			this.migration = migration;
 			this.reload = reload;
+			this.triggers = List.of(triggers);
 		}
 
 		void owe(long now) {

@@ -10,7 +10,9 @@ import java.util.Objects;
  * {@code maximumShare} of the capacity.
  *
  * <p>The shares bound the accuracy (see {@link LeasedBucketStore}): n replicas hold at most
- * {@code 1.5 × n × maximumShare × capacity} tokens that the others cannot use, and admit at
+ * {@code 1.5 × n × maximumShare × capacity} tokens that the others cannot use (or
+ * {@code 1.5 × n} times the heaviest request's cost, if more: a lease holds at least the
+ * request it is taken for), and admit at
  * most {@code n × coldKeyShare × capacity} of a key before their first leases of it arrive.
  *
  * @param horizon the demand a lease covers, at least 1 ms

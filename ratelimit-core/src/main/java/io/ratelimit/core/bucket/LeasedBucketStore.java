@@ -53,7 +53,9 @@ import org.jspecify.annotations.Nullable;
  * through the shared store's asynchronous methods, so a store that pipelines them carries
  * many keys' calls per round trip.
  *
- * <p>Accuracy, with n replicas, a largest lease L (in tokens) and a refill rate R: the
+ * <p>Accuracy, with n replicas, a largest lease L (in tokens; a lease holds at least the
+ * request it is taken for, so L is the heaviest request's cost if that is more) and a
+ * refill rate R: the
  * shared bucket is charged before any token is used, so the replicas together never admit
  * more than an exact limiter would (none over); they admit less by at most the tokens held
  * in leases at a time, {@code 1.5 × n × L}, and a replica that dies loses its lease, at most
@@ -210,10 +212,10 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 		if (lease.units() >= units) {
 			lease.take(units);
 			this.localDecisions.increment();
-			refillIfLow(key, lease, now);
+			refillIfLow(key, lease, units, now);
 			return new Consumption(true, lease.units() + lease.sharedRemainingUnits(), 0);
 		}
-		refillIfLow(key, lease, now);
+		refillIfLow(key, lease, units, now);
 		long missing = Math.max(1, units - lease.units() - lease.sharedRemainingUnits());
 		return new Consumption(false, lease.units() + lease.sharedRemainingUnits(),
 				Math.max(1, limits.nanosToRefill(Math.min(missing, limits.capacityUnits()))));
@@ -456,17 +458,24 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 		}
 	}
 
-	private void refillIfLow(BucketKey key, Lease lease, long now) {
+	/**
+	 * Takes the next lease in the background when this one runs low, or cannot hold a
+	 * request of the given units: a lease is at least as large as the request it serves, or
+	 * a request heavier than the largest lease (a write of five points on a bucket of thirty)
+	 * would find every lease too small and be refused however full the shared bucket is.
+	 */
+	private void refillIfLow(BucketKey key, Lease lease, long units, long now) {
 		if (lease.isRefilling() || lease.sharedCall() != null || !lease.isQuietOver(now)) {
 			return;
 		}
 		double demand = lease.demandPerSecond(now);
-		long batch = this.sizing.batchUnits(lease.limits(), demand, lease.roundTripNanos());
+		long batch = Math.max(this.sizing.batchUnits(lease.limits(), demand, lease.roundTripNanos()),
+				Math.min(units, lease.limits().capacityUnits()));
 		// Ask when half the lease is used, or earlier if the lease would not last while the
 		// next one is on its way: at 20 ms to Redis, half a lease ran dry first and the
 		// replicas lagged the refill (+6.3 % over the limit as the full bucket drained late).
 		long usedDuringRoundTrip = (long) Math.min(batch, demand * lease.roundTripNanos() / 1e9);
-		if (lease.units() >= Math.max(batch / 2, usedDuringRoundTrip)) {
+		if (lease.units() >= units && lease.units() >= Math.max(batch / 2, usedDuringRoundTrip)) {
 			return;
 		}
 		lease.refilling(true);

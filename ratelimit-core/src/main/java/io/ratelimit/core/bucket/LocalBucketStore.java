@@ -13,6 +13,7 @@ import io.github.bucket4j.BucketState;
 import io.github.bucket4j.MathType;
 import io.github.bucket4j.TokensInheritanceStrategy;
 import io.ratelimit.core.TimeSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The per-process {@link BucketStore}: Bucket4j buckets in a bounded Caffeine cache.
@@ -38,7 +39,12 @@ import io.ratelimit.core.TimeSource;
  * creates eagerly, and the lock-free variant's atomic reference) and a copy of the state
  * on every consume; at 100,000 entries that is most of the store's memory.
  * <p>
- * A bucket is found with a quiet read. An access is recorded with Caffeine, for its
+ * A bucket is found in a small direct-mapped table of recently used buckets, else with a
+ * quiet read of the cache, which costs a map lookup and a reading of the clock for the
+ * entry's expiry. A bucket from the table is charged only while its last recorded access
+ * surely keeps it in the cache and the cache has not let it go (the eviction listener marks
+ * it), so that no charge is made to a bucket the cache has dropped, to be lost with it.
+ * Being marked costs a bucket 8 bytes. An access is recorded with Caffeine, for its
  * frequency sketch and the idle expiry, once in {@value #ACCESSES_PER_RECORDING} accesses
  * of a bucket, and whenever the bucket would otherwise be full later than its last recorded
  * access keeps it (see {@link UntilFull}). Recording every access fills Caffeine's read
@@ -47,6 +53,9 @@ import io.ratelimit.core.TimeSource;
  * counts as frequently used: the sketch counts up to 15 and halves its counts as it ages.
  */
 public final class LocalBucketStore implements BucketStore {
+
+	/** Slots of the table of recently used buckets, a power of two. */
+	static final int RECENT_BUCKETS = 4096;
 
 	/** The most accesses of a bucket before one is recorded, whatever its state. */
 	static final int ACCESSES_PER_RECORDING = 64;
@@ -67,6 +76,13 @@ public final class LocalBucketStore implements BucketStore {
 
 	private final LongAdder evictions = new LongAdder();
 
+	/*
+	 * Read and written without synchronization: an entry is immutable (final fields, so
+	 * safely published even through a race, the bucket's state included), and a lost or
+	 * overwritten entry only costs a lookup in the cache.
+	 */
+	private final RecentBucket[] recent = new RecentBucket[RECENT_BUCKETS];
+
 	private LocalBucketStore(long maximumEntries, TimeSource time) {
 		this.time = time;
 		this.buckets = Caffeine.newBuilder()
@@ -77,7 +93,10 @@ public final class LocalBucketStore implements BucketStore {
 			.executor(Runnable::run)
 			// Counted here rather than with Caffeine's statistics, which would read the clock
 			// twice around the creation of every bucket to time it.
-			.evictionListener((key, bucket, cause) -> this.evictions.increment())
+			.evictionListener((key, bucket, cause) -> {
+				this.evictions.increment();
+				bucket.retire();
+			})
 			.build();
 		this.policy = this.buckets.policy();
 		this.doorkeeper = new Doorkeeper(maximumEntries, time.nanoTime());
@@ -107,10 +126,39 @@ public final class LocalBucketStore implements BucketStore {
 
 	@Override
 	public Consumption tryConsume(BucketKey key, BucketLimits limits, long tokens) {
+		return tryConsume(key, limits, tokens, this.time.nanoTime());
+	}
+
+	/**
+	 * Takes tokens as {@link #tryConsume(BucketKey, BucketLimits, long)} does, at a reading
+	 * of this store's clock taken by the caller, so that the buckets of one decision share
+	 * one reading instead of reading the clock each.
+	 * <p>
+	 * A reading older than a bucket's state (another request charged it meanwhile, with a
+	 * later one) neither refills it nor is waited for: Bucket4j refills forward only, so the
+	 * bucket answers as of its latest refill. Should the bucket's lock be held by another
+	 * request, the clock is read again once the lock is taken, so that a reading never ages
+	 * by more than the caller's own work since it was taken.
+	 * @param key the bucket key
+	 * @param limits the bucket shape
+	 * @param tokens the tokens to take, at least 1
+	 * @param nowNanos a reading of {@link #nanoTime()}, taken just before
+	 * @return the outcome
+	 */
+	public Consumption tryConsume(BucketKey key, BucketLimits limits, long tokens, long nowNanos) {
 		if (tokens < 1) {
 			throw new IllegalArgumentException("At least one token must be consumed, but was " + tokens);
 		}
 		long units = Math.multiplyExact(tokens, BucketLimits.UNITS_PER_TOKEN);
+		int slot = (int) key.low() & (RECENT_BUCKETS - 1);
+		RecentBucket recent = this.recent[slot];
+		if (recent != null && recent.key().equals(key)) {
+			Consumption consumption = recent.bucket().tryConsume(limits, units, nowNanos, this.time, key, this.buckets,
+					true);
+			if (consumption != null) {
+				return consumption;
+			}
+		}
 		LocalBucket bucket = this.policy.getIfPresentQuietly(key);
 		if (bucket == null) {
 			bucket = enter(key, limits, units);
@@ -119,7 +167,17 @@ public final class LocalBucketStore implements BucketStore {
 				return new Consumption(true, limits.capacityUnits() - units, 0);
 			}
 		}
-		return bucket.tryConsume(limits, units, this.time, key, this.buckets);
+		this.recent[slot] = new RecentBucket(key, bucket);
+		return bucket.tryConsume(limits, units, nowNanos, this.time, key, this.buckets, false);
+	}
+
+	/**
+	 * Returns a reading of the clock this store's buckets refill by, for
+	 * {@link #tryConsume(BucketKey, BucketLimits, long, long)}.
+	 * @return the current monotonic time in nanoseconds
+	 */
+	public long nanoTime() {
+		return this.time.nanoTime();
 	}
 
 	/**
@@ -180,8 +238,10 @@ public final class LocalBucketStore implements BucketStore {
 
 	/**
 	 * A bucket's state and the limits it currently has. Every method holds the bucket's
-	 * lock: the state is updated in place. The clock is read under the lock, so the state
-	 * never sees time go backwards.
+	 * lock: the state is updated in place. A consume may bring a reading of the clock taken
+	 * before the lock (one reading for all the buckets of a decision); after waiting for the
+	 * lock it reads the clock again. A reading older than the state only ages the decision by
+	 * the caller's own work since: Bucket4j refills forward only.
 	 * <p>
 	 * The bucket is its own lock, a mutex on {@link AbstractQueuedSynchronizer} rather than
 	 * a monitor: on JDK 21 to 23 a virtual thread waiting for a monitor pins its carrier
@@ -201,6 +261,9 @@ public final class LocalBucketStore implements BucketStore {
 		private long keptUntilNanos;
 
 		private int unrecordedAccesses;
+
+		// Set once the cache has let the bucket go, for whoever still holds it from the table of recent buckets.
+		private volatile boolean retired;
 
 		LocalBucket(BucketLimits limits, long nowNanos) {
 			this.limits = limits;
@@ -233,11 +296,18 @@ public final class LocalBucketStore implements BucketStore {
 		 * {@value #ACCESSES_PER_RECORDING}th access since. Recording under the lock keeps
 		 * the decision and the record together.
 		 */
-		Consumption tryConsume(BucketLimits wanted, long units, TimeSource time, BucketKey key,
-				Cache<BucketKey, LocalBucket> cache) {
-			lock();
+		@Nullable Consumption tryConsume(BucketLimits wanted, long units, long nowNanos, TimeSource time, BucketKey key,
+				Cache<BucketKey, LocalBucket> cache, boolean onlyIfKept) {
+			long now = nowNanos;
+			if (!tryAcquire(1)) {
+				// Another request had the bucket: its reading may be later than ours by the wait.
+				acquire(1);
+				now = time.nanoTime();
+			}
 			try {
-				long now = time.nanoTime();
+				if (onlyIfKept && (this.retired || now - this.keptUntilNanos >= 0)) {
+					return null;
+				}
 				Consumption consumption = consume(wanted, units, now);
 				if (++this.unrecordedAccesses >= ACCESSES_PER_RECORDING || isFullOnlyAfterKept(now)) {
 					cache.getIfPresent(key);
@@ -284,6 +354,10 @@ public final class LocalBucketStore implements BucketStore {
 		 */
 		void consumeAtCreation(long units) {
 			this.state.consume(units);
+		}
+
+		void retire() {
+			this.retired = true;
 		}
 
 		void refund(long units, TimeSource time) {
@@ -339,6 +413,15 @@ public final class LocalBucketStore implements BucketStore {
 			return limits.refillPeriodNanos() + EXPIRY_MARGIN_NANOS;
 		}
 
+	}
+
+	/**
+	 * A recently used bucket and its key. The cache's quiet read of a bucket costs a map
+	 * lookup and a reading of the clock for its expiry; a bucket found here is taken without
+	 * either while its last recorded access surely keeps it in the cache and the cache has
+	 * not let it go, which the bucket checks under its lock.
+	 */
+	private record RecentBucket(BucketKey key, LocalBucket bucket) {
 	}
 
 }

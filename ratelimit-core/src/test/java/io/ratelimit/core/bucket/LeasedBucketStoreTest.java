@@ -309,6 +309,24 @@ class LeasedBucketStoreTest {
 		assertThat(store.leaseStats().refills()).as("the next lease, taken in the background").isEqualTo(1);
 	}
 
+	/**
+	 * A request heavier than the largest lease (5 tokens, leases of at most 3 of a bucket of
+	 * 30) gets a lease that holds it: refused at most while that lease is on its way, then
+	 * admitted, until the shared bucket itself is short.
+	 */
+	@Test
+	void tryConsumeWhenRequestHeavierThanTheLargestLeaseThenItsLeaseHoldsIt() {
+		BucketLimits thirtyPerMinute = BucketLimits.perWindow(30, Duration.ofMinutes(1), 30);
+		LeasedBucketStore store = replica(Runnable::run);
+		int admitted = 0;
+		for (int i = 0; i < 20; i++) {
+			admitted += store.tryConsume(KEY, thirtyPerMinute, 5).consumed() ? 1 : 0;
+		}
+
+		// An exact limiter admits 6; a lease of at most 5 tokens may be held back.
+		assertThat(admitted).isBetween(5, 6);
+	}
+
 	@Test
 	void tryConsumeWhenLeaseUsedUpAndRefillPendingThenRefusedLocallyUntilItArrives() {
 		LeasedBucketStore store = replica(this.background);

@@ -25,6 +25,69 @@ class LocalBucketStoreTest extends BucketStoreContract {
 	}
 
 	/**
+	 * A bucket the cache has evicted is never charged again, however recently it was used:
+	 * the key's next request finds no bucket and is answered as a first request.
+	 */
+	@Test
+	void tryConsumeWhenRecentlyUsedBucketEvictedThenKeyStartsAfresh() {
+		BucketStore store = newStore(1);
+		BucketLimits slow = BucketLimits.of(new BigDecimal("0.0001"), BigDecimal.ONE, 1);
+		BucketKey spent = new BucketKey(1, 1);
+		store.tryConsume(spent, slow, 1);
+		assertThat(store.tryConsume(spent, slow, 1).consumed()).isFalse(); // a bucket, empty
+		// Keys used more often than the spent one, in other slots of the table of recent buckets.
+		for (int i = 2; store.stats().evictions() == 0 && i < 1000; i++) {
+			for (int j = 0; j < 5; j++) {
+				store.tryConsume(new BucketKey(i, 2), slow, 1);
+			}
+		}
+		assertThat(store.stats().evictions()).isPositive();
+
+		Consumption afresh = store.tryConsume(spent, slow, 1);
+
+		assertThat(afresh.consumed()).isTrue();
+		assertThat(afresh.remainingTokens()).isZero();
+	}
+
+	/**
+	 * A recently used bucket that has expired is not charged while the cache still holds
+	 * it: the charge would be lost with it. The key's next request is its first again, and
+	 * the one after that is charged for both.
+	 */
+	@Test
+	void tryConsumeWhenRecentlyUsedBucketExpiredThenNoChargeIsLostWithIt() {
+		BucketStore store = newStore(10);
+		BucketLimits onePerSecond = BucketLimits.of(BigDecimal.ONE, BigDecimal.valueOf(2), 1);
+		store.tryConsume(key(1), onePerSecond, 1);
+		store.tryConsume(key(1), onePerSecond, 1);
+		this.time.advance(Duration.ofSeconds(10));
+
+		assertThat(store.tryConsume(key(1), onePerSecond, 1).remainingTokens()).isOne();
+		store.stats(); // the cache lets expired buckets go
+		assertThat(store.tryConsume(key(1), onePerSecond, 1).remainingTokens()).isZero();
+	}
+
+	/**
+	 * A reading taken before the bucket was last charged is no reason to refill it: the
+	 * bucket answers as of its latest reading, and tells the wait from there.
+	 */
+	@Test
+	void tryConsumeWhenReadingOlderThanTheBucketThenNothingIsRefilled() {
+		LocalBucketStore store = LocalBucketStore.create(10, this.time);
+		BucketLimits onePerSecond = BucketLimits.of(BigDecimal.ONE, BigDecimal.ONE, 1);
+		assertThat(store.tryConsume(key(1), onePerSecond, 1).consumed()).isTrue();
+		assertThat(store.tryConsume(key(1), onePerSecond, 1).consumed()).isFalse(); // a bucket, empty
+		long earlier = store.nanoTime();
+		this.time.advance(Duration.ofSeconds(1));
+		assertThat(store.tryConsume(key(1), onePerSecond, 1, store.nanoTime()).consumed()).isTrue();
+
+		Consumption stale = store.tryConsume(key(1), onePerSecond, 1, earlier);
+
+		assertThat(stale.consumed()).isFalse();
+		assertThat(stale.nanosToWait()).isEqualTo(TimeUnit.SECONDS.toNanos(1));
+	}
+
+	/**
 	 * A million invented keys, each used once and each after the bucket would have refilled
 	 * the previous one's request, create no bucket: the doorkeeper answers them. A key used
 	 * between them keeps its (empty) bucket.
