@@ -176,7 +176,7 @@ public class RateLimitAutoConfiguration {
 	@ConditionalOnMissingBean
 	RateLimiter rateLimiter(RateLimitProperties properties, EndpointResolver endpoints, ReloadablePolicies policies,
 			IdentityResolver identities, BucketStore buckets, ObjectProvider<GlobalBucketStore> globalBuckets,
-			PermitStore permits, ApplicationContext context) {
+			PermitStore permits, ObjectProvider<GlobalPermitStore> globalPermits, ApplicationContext context) {
 		String secret = properties.getKeySecret();
 		KeyedHasher hasher = (secret != null)
 				? InvalidRateLimitPropertyException.check("ratelimit.key-secret", () -> KeyedHasher.withSecret(secret))
@@ -197,6 +197,7 @@ public class RateLimitAutoConfiguration {
 			.legacyHeaders(properties.isLegacyHeaders())
 			.rejectUnknownEndpoints(properties.getUnknownEndpoint() == RateLimitProperties.UnknownEndpoint.REJECT);
 		globalBuckets.ifAvailable((global) -> builder.globalBuckets(global.store()).batchedGlobalBuckets(global.batched()));
+		globalPermits.ifAvailable((global) -> builder.globalPermits(global.store()));
 		InvalidRateLimitPropertyException.check("ratelimit.login.endpoints",
 				() -> LoginEndpoints.register(properties.getLogin(), builder));
 		return InvalidRateLimitPropertyException.check("ratelimit.weights", builder::build);

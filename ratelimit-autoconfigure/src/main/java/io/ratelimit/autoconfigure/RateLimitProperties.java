@@ -441,12 +441,27 @@ public class RateLimitProperties {
 		 */
 		private int maximumKeys = 100_000;
 
+		/**
+		 * How long a permit of a GLOBAL in-flight limit lives in Redis unless renewed; the
+		 * replica holding it renews it every third of this. A replica that dies leaves its
+		 * permits taken for at most this long. At least 1s.
+		 */
+		private Duration permitTtl = Duration.ofSeconds(15);
+
 		public int getMaximumKeys() {
 			return this.maximumKeys;
 		}
 
 		public void setMaximumKeys(int maximumKeys) {
 			this.maximumKeys = maximumKeys;
+		}
+
+		public Duration getPermitTtl() {
+			return this.permitTtl;
+		}
+
+		public void setPermitTtl(Duration permitTtl) {
+			this.permitTtl = permitTtl;
 		}
 
 	}
