@@ -21,6 +21,8 @@ import io.ratelimit.core.bucket.BucketLimits;
 import io.ratelimit.core.bucket.BucketStore;
 import io.ratelimit.core.bucket.EndpointWeights;
 import io.ratelimit.core.bucket.LocalBucketStore;
+import io.ratelimit.core.concurrency.LocalPermitStore;
+import io.ratelimit.core.concurrency.PermitStore;
 import io.ratelimit.core.endpoint.EndpointResolver;
 import io.ratelimit.core.endpoint.EndpointTemplate;
 import io.ratelimit.core.identity.ApiKeySource;
@@ -165,9 +167,16 @@ public class RateLimitAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
+	PermitStore rateLimitPermitStore(RateLimitProperties properties) {
+		return InvalidRateLimitPropertyException.check("ratelimit.in-flight.maximum-keys",
+				() -> LocalPermitStore.create(properties.getInFlight().getMaximumKeys()));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
 	RateLimiter rateLimiter(RateLimitProperties properties, EndpointResolver endpoints, ReloadablePolicies policies,
 			IdentityResolver identities, BucketStore buckets, ObjectProvider<GlobalBucketStore> globalBuckets,
-			ApplicationContext context) {
+			PermitStore permits, ObjectProvider<GlobalPermitStore> globalPermits, ApplicationContext context) {
 		String secret = properties.getKeySecret();
 		KeyedHasher hasher = (secret != null)
 				? InvalidRateLimitPropertyException.check("ratelimit.key-secret", () -> KeyedHasher.withSecret(secret))
@@ -182,11 +191,13 @@ public class RateLimitAutoConfiguration {
 		RateLimiter.Builder builder = RateLimiter.builder(charged, policies)
 			.identities(identities)
 			.buckets(buckets)
+			.permits(permits)
 			.bucketKeys(new BucketKeys(hasher, properties.getBuckets().isNetworkPerPrincipal()))
 			.weights(weights)
 			.legacyHeaders(properties.isLegacyHeaders())
 			.rejectUnknownEndpoints(properties.getUnknownEndpoint() == RateLimitProperties.UnknownEndpoint.REJECT);
 		globalBuckets.ifAvailable((global) -> builder.globalBuckets(global.store()).batchedGlobalBuckets(global.batched()));
+		globalPermits.ifAvailable((global) -> builder.globalPermits(global.store()));
 		InvalidRateLimitPropertyException.check("ratelimit.login.endpoints",
 				() -> LoginEndpoints.register(properties.getLogin(), builder));
 		return InvalidRateLimitPropertyException.check("ratelimit.weights", builder::build);

@@ -75,6 +75,8 @@ public class RateLimitProperties {
 
 	private final Buckets buckets = new Buckets();
 
+	private final InFlight inFlight = new InFlight();
+
 	private final ApiKey apiKey = new ApiKey();
 
 	private final Jwt jwt = new Jwt();
@@ -163,6 +165,10 @@ public class RateLimitProperties {
 
 	public Buckets getBuckets() {
 		return this.buckets;
+	}
+
+	public InFlight getInFlight() {
+		return this.inFlight;
 	}
 
 	public ApiKey getApiKey() {
@@ -419,6 +425,43 @@ public class RateLimitProperties {
 
 		public void setNetworkPerPrincipal(boolean networkPerPrincipal) {
 			this.networkPerPrincipal = networkPerPrincipal;
+		}
+
+	}
+
+	/**
+	 * Permits of in-flight limits (policy rows whose counts column is IN_FLIGHT).
+	 */
+	public static class InFlight {
+
+		/**
+		 * Maximum number of callers holding permits at once on this replica. A caller holds an
+		 * entry only while a request of it is in progress; when this many do, a request of a
+		 * caller without one is refused with 429.
+		 */
+		private int maximumKeys = 100_000;
+
+		/**
+		 * How long a permit of a GLOBAL in-flight limit lives in Redis unless renewed; the
+		 * replica holding it renews it every third of this. A replica that dies leaves its
+		 * permits taken for at most this long. At least 1s.
+		 */
+		private Duration permitTtl = Duration.ofSeconds(15);
+
+		public int getMaximumKeys() {
+			return this.maximumKeys;
+		}
+
+		public void setMaximumKeys(int maximumKeys) {
+			this.maximumKeys = maximumKeys;
+		}
+
+		public Duration getPermitTtl() {
+			return this.permitTtl;
+		}
+
+		public void setPermitTtl(Duration permitTtl) {
+			this.permitTtl = permitTtl;
 		}
 
 	}

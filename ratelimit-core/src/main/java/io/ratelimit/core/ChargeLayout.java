@@ -6,6 +6,7 @@ import java.util.List;
 import io.ratelimit.core.bucket.BucketLimits;
 import io.ratelimit.core.bucket.BucketStore;
 import io.ratelimit.core.bucket.LocalBucketStore;
+import io.ratelimit.core.concurrency.PermitStore;
 import io.ratelimit.core.policy.Policy;
 import io.ratelimit.core.policy.PolicyMode;
 import org.jspecify.annotations.Nullable;
@@ -14,7 +15,9 @@ import org.jspecify.annotations.Nullable;
  * The buckets a request is charged to under layered limits, with all that does not depend
  * on who sends it: in order, the endpoint's own bucket (unless its policy is off), a login's
  * account bucket, and one bucket per layered limit, each with its limit, store, shape and
- * cost, and the {@code RateLimit-Policy} field of the enforced ones. It depends only on the
+ * cost, and the {@code RateLimit-Policy} field of the enforced ones; then the limits of
+ * requests in flight, each with its permit store and count, whose permits are taken before
+ * the buckets are charged (and whose items end the field). It depends only on the
  * policy snapshot, the endpoint, the tenant and its plan, so {@link ChargeLayouts} builds it once for
  * them and a decision only keys and charges the buckets.
  */
@@ -46,7 +49,12 @@ final class ChargeLayout {
 
 	private final String policyField;
 
-	private ChargeLayout(Policy own, List<Policy> layers, List<Charge> charges) {
+	private final InFlight[] inFlight;
+
+	/* The in-flight limits shown in the fields (the enforced ones). */
+	private final int[] inFlightShown;
+
+	private ChargeLayout(Policy own, List<Policy> layers, List<Charge> charges, List<InFlight> inFlight) {
 		this.own = own;
 		this.layers = layers;
 		this.chargesOwn = own.mode() != PolicyMode.OFF;
@@ -79,6 +87,18 @@ final class ChargeLayout {
 					.append(Quota.policyItem(this.quotedNames[i], this.limits[i]));
 			}
 		}
+		this.inFlight = inFlight.toArray(new InFlight[0]);
+		int enforcedInFlight = 0;
+		for (InFlight limit : this.inFlight) {
+			enforcedInFlight += isEnforced(limit.policy) ? 1 : 0;
+		}
+		this.inFlightShown = new int[enforcedInFlight];
+		for (int i = 0, j = 0; i < this.inFlight.length; i++) {
+			if (isEnforced(this.inFlight[i].policy)) {
+				this.inFlightShown[j++] = i;
+				field.append((field.length() > 0) ? ", " : "").append(this.inFlight[i].policy.policyItem());
+			}
+		}
 		this.policyField = field.toString();
 	}
 
@@ -105,9 +125,47 @@ final class ChargeLayout {
 		return this.chargesOwn;
 	}
 
-	/** The layered limits, charged after the own and the account's buckets. */
+	/**
+	 * The layered limits, charged after the own and the account's buckets; the in-flight
+	 * ones among them take permits instead, before any bucket is charged.
+	 */
 	List<Policy> layers() {
 		return this.layers;
+	}
+
+	/** How many limits of requests in flight apply. */
+	int inFlightCount() {
+		return this.inFlight.length;
+	}
+
+	Policy inFlightPolicy(int limit) {
+		return this.inFlight[limit].policy;
+	}
+
+	String inFlightName(int limit) {
+		return this.inFlight[limit].name;
+	}
+
+	PermitStore inFlightStore(int limit) {
+		return this.inFlight[limit].store;
+	}
+
+	int inFlightLimit(int limit) {
+		return this.inFlight[limit].limit;
+	}
+
+	boolean inFlightEnforced(int limit) {
+		return isEnforced(this.inFlight[limit].policy);
+	}
+
+	/** How many in-flight limits the fields show. */
+	int inFlightShownCount() {
+		return this.inFlightShown.length;
+	}
+
+	/** The in-flight limit the fields show in the given place, after the buckets. */
+	int inFlightShown(int place) {
+		return this.inFlightShown[place];
 	}
 
 	/** Whether a layered limit applies, besides the endpoint's own. */
@@ -178,6 +236,8 @@ final class ChargeLayout {
 
 		private final List<Charge> charges = new ArrayList<>(4);
 
+		private final List<InFlight> inFlight = new ArrayList<>(1);
+
 		private Builder(Policy own, List<Policy> layers) {
 			this.own = own;
 			this.layers = layers;
@@ -197,13 +257,28 @@ final class ChargeLayout {
 			return this;
 		}
 
+		/**
+		 * Adds a limit of requests in flight.
+		 * @param policy the limit, of unit {@code IN_FLIGHT}
+		 * @param store where its permits are held
+		 * @param limit the most requests in progress at once
+		 * @return this builder
+		 */
+		Builder inFlight(Policy policy, PermitStore store, int limit) {
+			this.inFlight.add(new InFlight(policy.name(), policy, store, limit));
+			return this;
+		}
+
 		ChargeLayout build() {
-			return new ChargeLayout(this.own, this.layers, this.charges);
+			return new ChargeLayout(this.own, this.layers, this.charges, this.inFlight);
 		}
 
 	}
 
 	private record Charge(String name, Policy policy, BucketStore store, BucketLimits limits, long tokens) {
+	}
+
+	private record InFlight(String name, Policy policy, PermitStore store, int limit) {
 	}
 
 }

@@ -164,6 +164,17 @@ public final class Decision {
 	}
 
 	/**
+	 * Returns the permits an admitted request holds under its in-flight limits, which the
+	 * web integration releases once the response completes (whatever way it ends).
+	 * @return the permits, or {@code null} if the request holds none: no in-flight limit
+	 * applies, or it was rejected (a rejected request gives its permits back at once)
+	 */
+	public @Nullable HeldPermits permits() {
+		return (this.outcome != Outcome.REJECTED && this.quotas instanceof ChargedQuotas charged) ? charged.permits()
+				: null;
+	}
+
+	/**
 	 * Returns what happens to the request.
 	 * @return the outcome
 	 */

@@ -27,6 +27,12 @@ import org.jspecify.annotations.Nullable;
  * <p>
  * What does not depend on the client (limits, stores, shapes, costs, field items) comes
  * from a {@link ChargeLayout}; a decision brings only the client's bucket keys.
+ * <p>
+ * Limits of requests in flight come first: their permits are taken before any bucket is
+ * charged, so a request they refuse spends no token. A request the buckets then refuse gives
+ * its permits back at once, so it holds none; so does one whose charge fails (a store
+ * outage), before the failure reaches the failure mode. An admitted request keeps its
+ * permits on the decision ({@link Decision#permits()}) until its response completes.
  */
 final class LayeredCharge {
 
@@ -44,6 +50,31 @@ final class LayeredCharge {
 	 */
 	static Decision decide(ChargeLayout layout, BucketKey[] keys, EndpointTemplate endpoint, long legacyNowMillis,
 			@Nullable LoginAttempt attempt) {
+		if (layout.inFlightCount() == 0) {
+			return charge(layout, keys, endpoint, legacyNowMillis, attempt, null);
+		}
+		HeldPermits permits = HeldPermits.acquire(layout, keys, layout.size());
+		if (permits.refused()) {
+			String refusedBy = layout.inFlightPolicy(permits.refusedBy()).name();
+			return Decision.layered(Decision.Outcome.REJECTED, endpoint, layout.own(),
+					new ChargedQuotas(layout, null, permits), legacyNowMillis, null, refusedBy);
+		}
+		Decision decision;
+		try {
+			decision = charge(layout, keys, endpoint, legacyNowMillis, attempt, permits);
+		}
+		catch (RuntimeException ex) {
+			permits.release();
+			throw ex;
+		}
+		if (decision.isRejected()) {
+			permits.release();
+		}
+		return decision;
+	}
+
+	private static Decision charge(ChargeLayout layout, BucketKey[] keys, EndpointTemplate endpoint,
+			long legacyNowMillis, @Nullable LoginAttempt attempt, @Nullable HeldPermits permits) {
 		Consumption[] results = new Consumption[layout.size()];
 		boolean refusedEnforced = false;
 		boolean refusedShadow = false;
@@ -61,7 +92,9 @@ final class LayeredCharge {
 		if (!refusedEnforced && refusedShadow) {
 			refusedEnforced = chargeEnforcedAgain(layout, keys, results);
 		}
-		ChargedQuotas quotas = new ChargedQuotas(layout, results);
+		// An in-flight limit in shadow mode without a permit for the request only watches too.
+		refusedShadow |= (permits != null && permits.refusedShadow());
+		ChargedQuotas quotas = new ChargedQuotas(layout, results, permits);
 		Decision.Outcome outcome = refusedEnforced ? Decision.Outcome.REJECTED
 				: refusedShadow ? Decision.Outcome.SHADOW_REJECTED : Decision.Outcome.ALLOWED;
 		// Only an enforced refusal leaves a shown quota refused: an admitted request has no
@@ -79,7 +112,7 @@ final class LayeredCharge {
 	private static String longestRefusal(ChargeLayout layout, ChargedQuotas quotas) {
 		String refusedBy = layout.own().name();
 		long longestWait = 0;
-		for (int i = 0; i < quotas.size(); i++) {
+		for (int i = 0; i < layout.shownCount(); i++) {
 			Quota quota = quotas.get(i);
 			if (quota.refused() && quota.resetSeconds() > longestWait) {
 				longestWait = quota.resetSeconds();

@@ -4,6 +4,7 @@ import java.util.Objects;
 
 import io.ratelimit.core.bucket.BucketLimits;
 import io.ratelimit.core.bucket.Consumption;
+import io.ratelimit.core.policy.Policy;
 
 /**
  * One bucket's part in a {@link Decision}: what the {@code RateLimit} and
@@ -39,6 +40,18 @@ public record Quota(String name, BucketLimits limits, long remaining, long reset
 		}
 		long reset = ceilDiv(limits.nanosUntilNextToken(consumption.remainingUnits()), NANOS_PER_SECOND);
 		return new Quota(name, limits, consumption.remainingTokens(), reset, false);
+	}
+
+	/**
+	 * Returns the quota of a limit of requests in flight.
+	 * @param policy the in-flight limit
+	 * @param remaining the permits left
+	 * @param refused whether the limit had none for the request
+	 * @return the quota: {@code t} is 0 while a permit is left, else 1, the short wait a
+	 * refusal asks for (a permit comes back when some request of the caller completes)
+	 */
+	static Quota inFlight(Policy policy, long remaining, boolean refused) {
+		return new Quota(policy.name(), policy.limits(), remaining, (refused || remaining == 0) ? 1 : 0, refused);
 	}
 
 	/**
@@ -85,6 +98,18 @@ public record Quota(String name, BucketLimits limits, long remaining, long reset
 	 */
 	public static String policyItem(String quotedName, BucketLimits limits) {
 		return quotedName + ";q=" + limits.quota() + ";w=" + limits.windowSeconds();
+	}
+
+	/**
+	 * Returns the {@code RateLimit-Policy} item of a limit of requests in flight: the quota
+	 * unit {@code concurrent-requests} of the draft's quota-unit registry, and no window,
+	 * since the quota is not spent over time but held while a request is in progress.
+	 * @param quotedName the name as {@link #quoted(String)} returns it
+	 * @param limit the most requests in progress at once
+	 * @return e.g. {@code "in-flight";q=10;qu="concurrent-requests"}
+	 */
+	public static String inFlightPolicyItem(String quotedName, long limit) {
+		return quotedName + ";q=" + limit + ";qu=\"concurrent-requests\"";
 	}
 
 	/**

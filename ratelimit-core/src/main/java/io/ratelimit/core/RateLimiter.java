@@ -12,6 +12,8 @@ import io.ratelimit.core.bucket.BucketStore;
 import io.ratelimit.core.bucket.Consumption;
 import io.ratelimit.core.bucket.EndpointWeights;
 import io.ratelimit.core.bucket.LocalBucketStore;
+import io.ratelimit.core.concurrency.LocalPermitStore;
+import io.ratelimit.core.concurrency.PermitStore;
 import io.ratelimit.core.endpoint.EndpointResolver;
 import io.ratelimit.core.endpoint.EndpointTemplate;
 import io.ratelimit.core.identity.DeviceTokens;
@@ -32,7 +34,9 @@ import org.jspecify.annotations.Nullable;
  * The rate limiter: the whole pipeline in {@link #evaluate}. Endpoint, then identity, then
  * policy, then bucket; the result is a {@link Decision}. A request is charged to its
  * endpoint's own limit and to every layered limit that applies to it (per endpoint, per
- * group of endpoints, across the API), all or nothing. Thread-safe; built with
+ * group of endpoints, across the API), all or nothing; a layered limit of requests in
+ * flight takes a permit first, which the decision holds until the web integration releases
+ * it ({@link Decision#permits()}). Thread-safe; built with
  * {@link #builder(EndpointResolver, ReloadablePolicies)}.
  */
 public final class RateLimiter {
@@ -57,6 +61,10 @@ public final class RateLimiter {
 	private final BucketStore globalBuckets;
 
 	private final BucketStore batchedGlobalBuckets;
+
+	private final PermitStore permits;
+
+	private final PermitStore globalPermits;
 
 	private final TimeSource time;
 
@@ -84,6 +92,8 @@ public final class RateLimiter {
 		this.globalBuckets = (builder.globalBuckets != null) ? builder.globalBuckets : this.buckets;
 		this.batchedGlobalBuckets = (builder.batchedGlobalBuckets != null) ? builder.batchedGlobalBuckets
 				: this.globalBuckets;
+		this.permits = (builder.permits != null) ? builder.permits : LocalPermitStore.create(100_000);
+		this.globalPermits = (builder.globalPermits != null) ? builder.globalPermits : this.permits;
 		this.legacyHeaders = builder.legacyHeaders;
 		this.rejectUnknownEndpoints = builder.rejectUnknownEndpoints;
 		this.sensitiveEndpoints = Map.copyOf(builder.sensitiveEndpoints);
@@ -187,6 +197,11 @@ public final class RateLimiter {
 			layout.charge(own.name() + IDENTIFIER_SUFFIX, own, storeOf(own), ownLimits, weight);
 		}
 		for (Policy layer : layers) {
+			if (layer.isInFlight()) {
+				layout.inFlight(layer, layer.isGlobal() ? this.globalPermits : this.permits,
+						(int) layer.limits().quota());
+				continue;
+			}
 			int cost = layer.unit().cost(weight);
 			// A bucket that endpoints of different weights share keeps one shape: big enough
 			// for the heaviest, or each endpoint would resize it for the next.
@@ -198,11 +213,12 @@ public final class RateLimiter {
 
 	/**
 	 * Returns the client's key of every bucket of a layout, each keyed by what shares it: the
-	 * endpoint, the account, the group or the API.
+	 * endpoint, the account, the group or the API; then its key under each in-flight limit,
+	 * keyed alike.
 	 */
 	private BucketKey[] keysFor(ChargeLayout layout, EndpointTemplate endpoint, Identity identity,
 			@Nullable BucketKey account) {
-		BucketKey[] keys = new BucketKey[layout.size()];
+		BucketKey[] keys = new BucketKey[layout.size() + layout.inFlightCount()];
 		int next = 0;
 		if (layout.chargesOwn()) {
 			keys[next++] = this.keys.keyFor(endpoint, identity);
@@ -212,15 +228,25 @@ public final class RateLimiter {
 		}
 		List<Policy> layers = layout.layers();
 		for (int i = 0; i < layers.size(); i++) {
-			Policy layer = layers.get(i);
-			String name = Objects.requireNonNull(layer.limitName());
-			keys[next++] = switch (layer.target()) {
-				case API -> this.keys.apiKeyFor(name, identity);
-				case GROUP -> this.keys.groupKeyFor(name, Objects.requireNonNull(layer.group()), identity);
-				case ENDPOINT -> this.keys.endpointLimitKeyFor(name, endpoint, identity);
-			};
+			if (!layers.get(i).isInFlight()) {
+				keys[next++] = layerKey(layers.get(i), endpoint, identity);
+			}
+		}
+		for (int i = 0; i < layers.size() && layout.inFlightCount() > 0; i++) {
+			if (layers.get(i).isInFlight()) {
+				keys[next++] = layerKey(layers.get(i), endpoint, identity);
+			}
 		}
 		return keys;
+	}
+
+	private BucketKey layerKey(Policy layer, EndpointTemplate endpoint, Identity identity) {
+		String name = Objects.requireNonNull(layer.limitName());
+		return switch (layer.target()) {
+			case API -> this.keys.apiKeyFor(name, identity);
+			case GROUP -> this.keys.groupKeyFor(name, Objects.requireNonNull(layer.group()), identity);
+			case ENDPOINT -> this.keys.endpointLimitKeyFor(name, endpoint, identity);
+		};
 	}
 
 	private BucketStore storeOf(Policy policy) {
@@ -298,6 +324,22 @@ public final class RateLimiter {
 	}
 
 	/**
+	 * Returns the store of the permits of local in-flight limits.
+	 * @return the store
+	 */
+	public PermitStore permits() {
+		return this.permits;
+	}
+
+	/**
+	 * Returns the store of the permits of global in-flight limits.
+	 * @return the global store, the local one if none was configured
+	 */
+	public PermitStore globalPermits() {
+		return this.globalPermits;
+	}
+
+	/**
 	 * Returns the store of the buckets of batched global policies.
 	 * @return the batched store, the global one if none was configured
 	 */
@@ -326,6 +368,10 @@ public final class RateLimiter {
 		private @Nullable BucketStore globalBuckets;
 
 		private @Nullable BucketStore batchedGlobalBuckets;
+
+		private @Nullable PermitStore permits;
+
+		private @Nullable PermitStore globalPermits;
 
 		private TimeSource time = TimeSource.system();
 
@@ -404,6 +450,28 @@ public final class RateLimiter {
 		public Builder batchedGlobalBuckets(BucketStore batchedGlobalBuckets) {
 			this.batchedGlobalBuckets = Objects.requireNonNull(batchedGlobalBuckets,
 					"batchedGlobalBuckets must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets the store of the permits of in-flight limits; by default one in memory for
+		 * 100,000 callers holding permits at once.
+		 * @param permits the store
+		 * @return this builder
+		 */
+		public Builder permits(PermitStore permits) {
+			this.permits = Objects.requireNonNull(permits, "permits must not be null");
+			return this;
+		}
+
+		/**
+		 * Sets the store of the permits of {@code GLOBAL} in-flight limits, shared by all
+		 * replicas; by default they use the local store, as if they were local.
+		 * @param globalPermits the shared store
+		 * @return this builder
+		 */
+		public Builder globalPermits(PermitStore globalPermits) {
+			this.globalPermits = Objects.requireNonNull(globalPermits, "globalPermits must not be null");
 			return this;
 		}
 

@@ -296,16 +296,19 @@ public class RateLimitEndpoint {
 	 * @param endpoint the endpoint template, {@code default} or {@code UNKNOWN}
 	 * @param tenant the tenant ({@code project_id}), {@code null} for a plan's or a global
 	 * policy
-	 * @param rps the rate in requests per second, as exact decimal text
+	 * @param rps the rate in requests per second, as exact decimal text; {@code 0} for a limit
+	 * of requests in flight, which has no rate
 	 * @param mode {@code ENFORCE}, {@code SHADOW} or {@code OFF}
 	 * @param scope {@code LOCAL}, {@code GLOBAL} or {@code GLOBAL_BATCHED}
 	 * @param origin {@code row <id>} or {@code built-in}
 	 * @param limit the name of a layered limit, {@code null} for an endpoint's own limit
 	 * @param appliesTo {@code ENDPOINT}, {@code GROUP} or {@code API}: what shares a bucket
 	 * @param group the group of endpoints of a {@code GROUP} limit, else {@code null}
-	 * @param counts {@code POINTS} (the endpoint's weight) or {@code REQUESTS}
-	 * @param quota the {@code q} of the {@code RateLimit-Policy} item: what a full bucket holds
-	 * @param window the {@code w} of the item, in seconds
+	 * @param counts {@code POINTS} (the endpoint's weight), {@code REQUESTS} or
+	 * {@code IN_FLIGHT} (requests in progress at once)
+	 * @param quota the {@code q} of the {@code RateLimit-Policy} item: what a full bucket holds,
+	 * or the most requests in progress of an in-flight limit
+	 * @param window the {@code w} of the item, in seconds; {@code 0} for an in-flight limit
 	 * @param plan the plan of the policy, {@code null} for a tenant's or a global policy
 	 */
 	public record PolicyDescriptor(String endpoint, @Nullable String tenant, String rps,
@@ -313,10 +316,11 @@ public class RateLimitEndpoint {
 			@Nullable String group, String counts, long quota, long window, @Nullable String plan) {
 
 		static PolicyDescriptor of(Policy policy) {
-			return new PolicyDescriptor(policy.endpoint().toString(), policy.tenant(), policy.rps().toPlainString(),
-					policy.mode().name(), policy.scope().name(), policy.origin(), policy.limitName(),
-					policy.target().name(), policy.group(), policy.unit().name(), policy.limits().quota(),
-					policy.limits().windowSeconds(), policy.plan());
+			boolean inFlight = policy.isInFlight();
+			return new PolicyDescriptor(policy.endpoint().toString(), policy.tenant(),
+					inFlight ? "0" : policy.rps().toPlainString(), policy.mode().name(), policy.scope().name(),
+					policy.origin(), policy.limitName(), policy.target().name(), policy.group(), policy.unit().name(),
+					policy.limits().quota(), inFlight ? 0 : policy.limits().windowSeconds(), policy.plan());
 		}
 
 	}

@@ -2,6 +2,7 @@ package io.ratelimit.autoconfigure.health;
 
 import io.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.ratelimit.core.TimeSource;
+import io.ratelimit.core.concurrency.PermitStore;
 import io.ratelimit.core.identity.ReloadableApiKeys;
 import io.ratelimit.core.policy.ReloadablePolicies;
 
@@ -28,8 +29,9 @@ public class RateLimitHealthContributorAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(name = "ratelimitHealthIndicator")
 	RateLimitHealthIndicator ratelimitHealthIndicator(ReloadablePolicies policies,
-			ObjectProvider<ReloadableApiKeys> apiKeys) {
-		return new RateLimitHealthIndicator(policies, apiKeys.getIfAvailable(), TimeSource.system());
+			ObjectProvider<ReloadableApiKeys> apiKeys, ObjectProvider<PermitStore> permits) {
+		return new RateLimitHealthIndicator(policies, apiKeys.getIfAvailable(), TimeSource.system(),
+				permits.getIfAvailable());
 	}
 
 }

@@ -6,6 +6,7 @@ import java.util.Map;
 import java.util.Objects;
 
 import io.ratelimit.core.TimeSource;
+import io.ratelimit.core.concurrency.PermitStore;
 import io.ratelimit.core.identity.ReloadableApiKeys;
 import io.ratelimit.core.policy.PolicySnapshot;
 import io.ratelimit.core.policy.ReloadablePolicies;
@@ -48,7 +49,10 @@ import org.springframework.boot.health.contributor.Status;
  * {@code ratelimit.api-key.maximum-keys}, {@code apiKeys} also holds {@code overLimit: true}
  * and {@code maximumKeys}, and the top level {@code apiKeysFrozen: true}: unlike an outage
  * of the table this does not pass by itself, and keys revoked since the last good load stay
- * valid until an operator acts. No detail carries anything about clients or about any key
+ * valid until an operator acts. With a permit store given, the detail {@code inFlight} holds
+ * the permits held by requests in progress ({@code permits}), the callers holding them
+ * ({@code keys}) and the requests refused because the store was full of callers
+ * ({@code refusedForRoom}). No detail carries anything about clients or about any key
  * itself, only counts and times.
  */
 public class RateLimitHealthIndicator implements HealthIndicator {
@@ -59,6 +63,8 @@ public class RateLimitHealthIndicator implements HealthIndicator {
 
 	private final TimeSource time;
 
+	private final @Nullable PermitStore permits;
+
 	/**
 	 * Creates an indicator.
 	 * @param policies the policies the limiter uses
@@ -67,9 +73,22 @@ public class RateLimitHealthIndicator implements HealthIndicator {
 	 */
 	public RateLimitHealthIndicator(ReloadablePolicies policies, @Nullable ReloadableApiKeys apiKeys,
 			TimeSource time) {
+		this(policies, apiKeys, time, null);
+	}
+
+	/**
+	 * Creates an indicator that also shows the permits of in-flight limits.
+	 * @param policies the policies the limiter uses
+	 * @param apiKeys the API keys the limiter uses, {@code null} when the key tier is off
+	 * @param time the clock the snapshot age is measured with
+	 * @param permits the store of the permits of local in-flight limits, {@code null} for none
+	 */
+	public RateLimitHealthIndicator(ReloadablePolicies policies, @Nullable ReloadableApiKeys apiKeys,
+			TimeSource time, @Nullable PermitStore permits) {
 		this.policies = Objects.requireNonNull(policies, "policies must not be null");
 		this.apiKeys = apiKeys;
 		this.time = Objects.requireNonNull(time, "time must not be null");
+		this.permits = permits;
 	}
 
 	@Override
@@ -105,6 +124,13 @@ public class RateLimitHealthIndicator implements HealthIndicator {
 			if (this.apiKeys.overLimit()) {
 				health.withDetail("apiKeysFrozen", true);
 			}
+		}
+		if (this.permits != null) {
+			Map<String, Object> inFlight = new LinkedHashMap<>();
+			inFlight.put("permits", this.permits.permitsHeld());
+			inFlight.put("keys", this.permits.keys());
+			inFlight.put("refusedForRoom", this.permits.refusedForRoom());
+			health.withDetail("inFlight", inFlight);
 		}
 		return health.build();
 	}

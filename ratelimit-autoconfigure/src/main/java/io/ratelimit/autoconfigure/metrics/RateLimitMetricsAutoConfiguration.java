@@ -14,8 +14,8 @@ import org.springframework.context.annotation.Bean;
 
 /**
  * Micrometer metrics of the rate limiter, when the application has a {@link MeterRegistry}:
- * decisions and failures from the filter, and the state of the bucket store, policies and
- * API keys.
+ * decisions and failures from the filter, and the state of the bucket store, the permit
+ * stores of in-flight limits, policies and API keys.
  * Tag values come only from bounded sets (endpoint templates, outcomes, results), never
  * from principals, addresses or keys.
  */
@@ -37,6 +37,12 @@ public class RateLimitMetricsAutoConfiguration {
 	@ConditionalOnMissingBean
 	RateLimitMeterBinder rateLimitMeterBinder(RateLimiter limiter) {
 		return new RateLimitMeterBinder(limiter.buckets(), limiter.policies(), TimeSource.system());
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	InFlightMeterBinder rateLimitInFlightMeterBinder(RateLimiter limiter) {
+		return new InFlightMeterBinder(limiter);
 	}
 
 	@Bean

@@ -7,6 +7,7 @@ import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import io.lettuce.core.RedisClient;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.ratelimit.autoconfigure.GlobalBucketStore;
+import io.ratelimit.autoconfigure.GlobalPermitStore;
 import io.ratelimit.autoconfigure.InvalidRateLimitPropertyException;
 import io.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.ratelimit.autoconfigure.RateLimitProperties;
@@ -15,6 +16,7 @@ import io.ratelimit.core.TimeSource;
 import io.ratelimit.core.bucket.BucketStore;
 import io.ratelimit.core.bucket.LeasedBucketStore;
 import io.ratelimit.core.bucket.LocalBucketStore;
+import io.ratelimit.core.concurrency.LocalPermitStore;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
 import org.jspecify.annotations.Nullable;
@@ -107,6 +109,30 @@ public class RateLimitRedisAutoConfiguration {
 			remote.close();
 			throw ex;
 		}
+	}
+
+	@Bean(destroyMethod = "close")
+	@ConditionalOnMissingBean
+	RedisPermitStore rateLimitRedisPermitStore(RateLimitProperties properties, Environment environment,
+			ConfigurableListableBeanFactory beans) {
+		RateLimitProperties.Redis redis = properties.getRedis();
+		Duration timeout = InvalidRateLimitPropertyException.check("ratelimit.redis.timeout",
+				() -> positive(redis.getTimeout()));
+		RedisTarget target = redisTarget(beans, environment);
+		return InvalidRateLimitPropertyException.check("ratelimit.in-flight.permit-ttl",
+				() -> new RedisPermitStore(RedisClients.connector(target, timeout), redis.getKeyPrefix(), timeout,
+						properties.getInFlight().getPermitTtl()));
+	}
+
+	@Bean
+	@ConditionalOnMissingBean
+	GlobalPermitStore rateLimitGlobalPermitStore(RedisPermitStore permits, RateLimitProperties properties) {
+		RateLimitProperties.Redis redis = properties.getRedis();
+		// LOCAL failure mode: this replica's permits at the same limit, apart from the local limits' store.
+		LocalPermitStore local = LocalPermitStore.create(properties.getInFlight().getMaximumKeys());
+		return new GlobalPermitStore(InvalidRateLimitPropertyException.check("ratelimit.redis.failure-threshold",
+				() -> new FailoverPermitStore(permits, redis.getFailureMode(), local, redis.getFailureThreshold(),
+						redis.getCooldown(), TimeSource.system())));
 	}
 
 	@Bean

@@ -5,6 +5,7 @@ import java.util.Objects;
 
 import io.ratelimit.autoconfigure.RateLimitProperties.FailureMode;
 import io.ratelimit.core.Decision;
+import io.ratelimit.core.HeldPermits;
 import io.ratelimit.core.LoginAttempt;
 import io.ratelimit.core.RateLimiter;
 import jakarta.servlet.DispatcherType;
@@ -31,6 +32,9 @@ import jakarta.servlet.http.HttpServletResponse;
  * the request attribute it sets and removes on every request (a string concatenation, a map
  * entry and a copy of the attribute listeners: about 110 bytes per request,
  * docs/benchmarks.md).
+ * <p>
+ * A request admitted under in-flight limits holds permits until its response completes:
+ * {@link InFlightRelease} gives them back however the request ends.
  */
 public class RateLimitFilter implements Filter {
 
@@ -110,12 +114,27 @@ public class RateLimitFilter implements Filter {
 		}
 		decision.forEachHeader(response::setHeader);
 		HttpServletRequest forApplication = (cached != null) ? cached.forApplication() : request;
-		LoginAttempt attempt = decision.attempt();
-		if (attempt != null) {
-			this.logins.run(attempt, forApplication, response, chain);
+		HeldPermits permits = decision.permits();
+		if (permits == null) {
+			run(decision, forApplication, response, chain);
 			return;
 		}
-		chain.doFilter(forApplication, response);
+		try {
+			run(decision, forApplication, response, chain);
+		}
+		finally {
+			InFlightRelease.whenResponseCompletes(forApplication, permits);
+		}
+	}
+
+	private void run(Decision decision, HttpServletRequest request, HttpServletResponse response, FilterChain chain)
+			throws IOException, ServletException {
+		LoginAttempt attempt = decision.attempt();
+		if (attempt != null) {
+			this.logins.run(attempt, request, response, chain);
+			return;
+		}
+		chain.doFilter(request, response);
 	}
 
 }

@@ -248,6 +248,14 @@ public final class Policy {
 	}
 
 	/**
+	 * Returns whether this is a limit of requests in progress at once rather than a rate.
+	 * @return whether the policy counts {@link LimitUnit#IN_FLIGHT}
+	 */
+	public boolean isInFlight() {
+		return this.terms.unit == LimitUnit.IN_FLIGHT;
+	}
+
+	/**
 	 * Returns the name as the fields write it, an RFC 9651 sf-string.
 	 * @return e.g. {@code "GET /api/items/*"} with the quotes
 	 */

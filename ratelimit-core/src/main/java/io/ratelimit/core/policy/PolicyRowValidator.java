@@ -32,6 +32,9 @@ final class PolicyRowValidator {
 	/** The longest window a bucket counts over. */
 	static final Duration MAXIMUM_WINDOW = Duration.ofDays(31);
 
+	/** The most requests an in-flight limit may allow in progress at once. */
+	static final long MAXIMUM_IN_FLIGHT = 1_000_000;
+
 	/** The most a bucket may hold: the largest rate times the largest burst factor. */
 	static final long MAXIMUM_CAPACITY = PolicySettings.MAXIMUM_RPS.multiply(PolicySettings.MAXIMUM_BURST_FACTOR)
 		.longValueExact();
@@ -121,9 +124,14 @@ final class PolicyRowValidator {
 		}
 		PolicyMode mode = Objects.requireNonNull(PolicyMode.parse(row.mode()));
 		PolicyScope scope = Objects.requireNonNull(PolicyScope.parse(row.scope()));
+		LimitUnit unit = Objects.requireNonNull(LimitUnit.parse(row.counts()));
 		BucketLimits limits;
 		try {
-			limits = (row.rpsLimit() != null) ? BucketLimits.of(row.rpsLimit(), this.settings.burstFactor(), 1)
+			// An in-flight limit has no bucket: its shape only carries the count, q=count.
+			limits = (unit == LimitUnit.IN_FLIGHT)
+					? BucketLimits.perWindow(Objects.requireNonNull(row.limitCount()), Duration.ofSeconds(1),
+							row.limitCount())
+					: (row.rpsLimit() != null) ? BucketLimits.of(row.rpsLimit(), this.settings.burstFactor(), 1)
 					: BucketLimits.perWindow(Objects.requireNonNull(row.limitCount()), window(row),
 							Objects.requireNonNullElse(row.burst(), row.limitCount()));
 		}
@@ -134,8 +142,7 @@ final class PolicyRowValidator {
 		BigDecimal rps = (row.rpsLimit() != null) ? row.rpsLimit() : limits.rps();
 		return new Outcome(terms, endpoint, null, null,
 				new PolicyTerms(endpoint, rps, mode, scope, limits, blankToNull(row.limitName()),
-						Objects.requireNonNull(LimitTarget.parse(row.appliesTo())), blankToNull(row.group()),
-						Objects.requireNonNull(LimitUnit.parse(row.counts()))));
+						Objects.requireNonNull(LimitTarget.parse(row.appliesTo())), blankToNull(row.group()), unit));
 	}
 
 	private @Nullable String conflict(Policy policy) {
@@ -143,6 +150,12 @@ final class PolicyRowValidator {
 			return null;
 		}
 		Policy first = this.firstOfName.putIfAbsent(policy.limitName(), policy);
+		if (first != null && first.isInFlight() != policy.isInFlight()) {
+			// One name is one item in the response fields: requests in progress or a rate, not both.
+			return "limit '" + policy.limitName() + "' counts " + (first.isInFlight() ? "requests in flight" : "a rate")
+					+ " in " + first.origin() + ", so it cannot count "
+					+ (policy.isInFlight() ? "requests in flight" : "a rate") + " here";
+		}
 		if (first == null || (first.target() == policy.target() && Objects.equals(first.group(), policy.group()))) {
 			return null;
 		}
@@ -221,12 +234,22 @@ final class PolicyRowValidator {
 		if (layerProblem != null) {
 			return layerProblem;
 		}
-		if (row.rpsLimit() != null && (row.limitCount() != null || row.limitWindow() != null || row.burst() != null)) {
+		if (LimitUnit.parse(row.counts()) == LimitUnit.IN_FLIGHT) {
+			String inFlightProblem = inFlightProblem(row);
+			if (inFlightProblem != null) {
+				return inFlightProblem;
+			}
+		}
+		else if (row.rpsLimit() != null
+				&& (row.limitCount() != null || row.limitWindow() != null || row.burst() != null)) {
 			return "a row states rps_limit or limit_count per limit_window (with burst), not both";
 		}
-		String rateProblem = (row.rpsLimit() != null) ? PolicySettings.rateProblem(row.rpsLimit()) : countProblem(row);
-		if (rateProblem != null) {
-			return rateProblem;
+		else {
+			String rateProblem = (row.rpsLimit() != null) ? PolicySettings.rateProblem(row.rpsLimit())
+					: countProblem(row);
+			if (rateProblem != null) {
+				return rateProblem;
+			}
 		}
 		if (PolicyMode.parse(row.mode()) == null) {
 			return "mode must be ENFORCE, SHADOW or OFF, but was '" + row.mode() + "'";
@@ -243,7 +266,7 @@ final class PolicyRowValidator {
 			return "applies_to must be ENDPOINT, GROUP or API, but was '" + row.appliesTo() + "'";
 		}
 		if (LimitUnit.parse(row.counts()) == null) {
-			return "counts must be POINTS or REQUESTS, but was '" + row.counts() + "'";
+			return "counts must be POINTS, REQUESTS or IN_FLIGHT, but was '" + row.counts() + "'";
 		}
 		String name = blankToNull(row.limitName());
 		if (name == null) {
@@ -272,6 +295,30 @@ final class PolicyRowValidator {
 		if (target != LimitTarget.ENDPOINT && !endpoint.equals(EndpointTemplate.DEFAULT)) {
 			return ((target == LimitTarget.API) ? "an API" : "a GROUP")
 					+ " limit counts every endpoint it applies to in one bucket, so endpoint must be 'default'";
+		}
+		return null;
+	}
+
+	/**
+	 * What is wrong with a row of requests in flight: it has a count and nothing of a rate.
+	 */
+	private static @Nullable String inFlightProblem(PolicyRow row) {
+		if (row.rpsLimit() != null || row.limitWindow() != null || row.burst() != null) {
+			return "an IN_FLIGHT limit is the most requests in progress at once, without a rate: "
+					+ "rps_limit, limit_window and burst must be NULL";
+		}
+		if (row.limitCount() == null) {
+			return "limit_count is missing: the most requests in progress at once";
+		}
+		if (row.limitCount() < 1) {
+			return "limit_count must be positive, but was " + row.limitCount() + " (use mode OFF for no limit)";
+		}
+		if (row.limitCount() > MAXIMUM_IN_FLIGHT) {
+			return "limit_count " + row.limitCount() + " is above the maximum of " + MAXIMUM_IN_FLIGHT
+					+ " requests in flight";
+		}
+		if (PolicyScope.parse(row.scope()) == PolicyScope.GLOBAL_BATCHED) {
+			return "an IN_FLIGHT limit is LOCAL or GLOBAL: permits are not leased in batches";
 		}
 		return null;
 	}

@@ -57,7 +57,8 @@ final class PolicyTerms {
 		this.scope = Objects.requireNonNull(scope, "scope must not be null");
 		this.limits = Objects.requireNonNull(limits, "limits must not be null");
 		this.quotedName = Quota.quoted(name());
-		this.policyItem = Quota.policyItem(this.quotedName, limits);
+		this.policyItem = (unit == LimitUnit.IN_FLIGHT) ? Quota.inFlightPolicyItem(this.quotedName, limits.quota())
+				: Quota.policyItem(this.quotedName, limits);
 	}
 
 	String name() {

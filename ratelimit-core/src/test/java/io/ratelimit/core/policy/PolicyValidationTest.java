@@ -125,7 +125,7 @@ class PolicyValidationTest {
 			default          | NULL   | API      | NULL    | 10 | PT1H   | POINTS   | a group or the API, or counts requests, needs a limit_name
 			default          | NULL   | ENDPOINT | NULL    | 10 | PT1H   | REQUESTS | needs a limit_name
 			default          | hourly | WORLD    | NULL    | 10 | PT1H   | POINTS   | must be ENDPOINT, GROUP or API, but was 'WORLD'
-			default          | hourly | API      | NULL    | 10 | PT1H   | TOKENS   | must be POINTS or REQUESTS, but was 'TOKENS'
+			default          | hourly | API      | NULL    | 10 | PT1H   | TOKENS   | must be POINTS, REQUESTS or IN_FLIGHT, but was 'TOKENS'
 			GET /api/users/* | hourly | API      | NULL    | 10 | PT1H   | POINTS   | so endpoint must be 'default'
 			default          | hourly | GROUP    | NULL    | 10 | PT1H   | POINTS   | endpoint_group is missing for a GROUP limit
 			default          | hourly | GROUP    | writers | 10 | PT1H   | POINTS   | no group of endpoints is named 'writers'
@@ -149,6 +149,59 @@ class PolicyValidationTest {
 
 		assertThat(snapshot.rejected()).singleElement()
 			.satisfies((rejected) -> assertThat(rejected.reason()).contains(reason));
+	}
+
+	@ParameterizedTest(name = "[{index}] {0} / {1} / {2} / {3} / {4} / {5}")
+	@CsvSource(delimiter = '|', nullValues = "NULL", textBlock = """
+			NULL      | NULL | 10      | NULL | NULL | ENFORCE        | needs a limit_name
+			in-flight | 2    | 10      | NULL | NULL | ENFORCE        | rps_limit, limit_window and burst must be NULL
+			in-flight | NULL | 10      | PT1S | NULL | ENFORCE        | rps_limit, limit_window and burst must be NULL
+			in-flight | NULL | 10      | NULL | 20   | ENFORCE        | rps_limit, limit_window and burst must be NULL
+			in-flight | NULL | NULL    | NULL | NULL | ENFORCE        | limit_count is missing: the most requests in progress at once
+			in-flight | NULL | 0       | NULL | NULL | ENFORCE        | limit_count must be positive, but was 0 (use mode OFF for no limit)
+			in-flight | NULL | -4      | NULL | NULL | ENFORCE        | limit_count must be positive, but was -4
+			in-flight | NULL | 1000001 | NULL | NULL | ENFORCE        | limit_count 1000001 is above the maximum of 1000000 requests in flight
+			in-flight | NULL | 10      | NULL | NULL | GLOBAL_BATCHED | an IN_FLIGHT limit is LOCAL or GLOBAL
+			""")
+	void ofWhenInFlightRowIsInvalidThenRejectedWithReason(String name, String rps, Long count, String window,
+			Long burst, String scope, String reason) {
+		PolicyRow bad = new PolicyRow("13", "default", null, (rps != null) ? new BigDecimal(rps) : null, null, scope,
+				name, "API", null, count, window, burst, "in_flight");
+
+		PolicySnapshot snapshot = PolicySnapshot.of(List.of(bad), SETTINGS, 1, Instant.EPOCH);
+
+		assertThat(snapshot.rejected()).singleElement()
+			.satisfies((rejected) -> assertThat(rejected.reason()).contains(reason));
+	}
+
+	@Test
+	void ofWhenInFlightRowIsValidThenALayeredLimitOfItsCountWithoutWindow() {
+		PolicyRow row = new PolicyRow("1", "default", null, null, null, "GLOBAL", "in-flight", "API", null, 10L, null,
+				null, "IN_FLIGHT");
+
+		PolicySnapshot snapshot = PolicySnapshot.of(List.of(row), SETTINGS, 1, Instant.EPOCH);
+
+		assertThat(snapshot.resolveLayered(USERS, null)).singleElement().satisfies((policy) -> {
+			assertThat(policy.isInFlight()).isTrue();
+			assertThat(policy.unit()).isEqualTo(LimitUnit.IN_FLIGHT);
+			assertThat(policy.limits().quota()).isEqualTo(10);
+			assertThat(policy.isGlobal()).isTrue();
+			assertThat(policy.policyItem()).isEqualTo("\"in-flight\";q=10;qu=\"concurrent-requests\"");
+		});
+	}
+
+	@Test
+	void ofWhenRowsOfOneLimitNameMixInFlightAndRateThenTheLaterIsRejected() {
+		PolicySnapshot snapshot = PolicySnapshot.of(List.of(
+				new PolicyRow("1", "default", null, null, null, null, "busy", "API", null, 10L, null, null, "IN_FLIGHT"),
+				PolicyRow.layered("2", "default", "acme", "busy", "API", null, 100, "PT1H", "REQUESTS")), SETTINGS, 1,
+				Instant.EPOCH);
+
+		assertThat(snapshot.rejected()).singleElement().satisfies((rejected) -> {
+			assertThat(rejected.row().id()).isEqualTo("2");
+			assertThat(rejected.reason())
+				.isEqualTo("limit 'busy' counts requests in flight in row 1, so it cannot count a rate here");
+		});
 	}
 
 	@Test

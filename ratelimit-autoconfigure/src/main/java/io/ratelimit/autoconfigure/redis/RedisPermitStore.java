@@ -1,0 +1,311 @@
+package io.ratelimit.autoconfigure.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.concurrent.locks.ReentrantLock;
+
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulConnection;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisScriptingCommands;
+import io.lettuce.core.api.sync.RedisSortedSetCommands;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.ratelimit.core.bucket.BucketKey;
+import io.ratelimit.core.concurrency.Permit;
+import io.ratelimit.core.concurrency.PermitStore;
+import org.apache.commons.logging.Log;
+import org.apache.commons.logging.LogFactory;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Permits of {@code GLOBAL} in-flight limits in Redis, shared by every replica: one sorted
+ * set per caller key, its members the permits held, each scored with the moment it expires
+ * by the Redis server's clock. Taking a permit is one script that first drops the expired
+ * members, so the count is always of live permits; giving it back removes its member.
+ * <p>
+ * A permit expires unless renewed: this replica renews the permits it holds every third of
+ * the time to live, so a live permit always has at least two thirds of it left. The bound:
+ * a permit of a replica that dies (killed, partitioned, frozen) stops being renewed and is
+ * free again at most one time to live after its last renewal. A request that outlives a
+ * lost connection to Redis the same way loses its permit to expiry: the limit is then
+ * briefly looser, never stuck. A release that fails is not retried: the permit expires.
+ * <p>
+ * Every failure to take a permit is thrown as a {@link RuntimeException}, for
+ * {@link FailoverPermitStore} to decide what happens. Times come from the server
+ * ({@code TIME} in the scripts), so replicas whose clocks disagree still agree on expiry.
+ */
+final class RedisPermitStore implements PermitStore, AutoCloseable {
+
+	private static final Log logger = LogFactory.getLog(RedisPermitStore.class);
+
+	private static final HexFormat HEX = HexFormat.of();
+
+	/*
+	 * KEYS[1] the set; ARGV[1] the limit, ARGV[2] the permit, ARGV[3] the time to live (ms).
+	 * Returns the permits left after taking one, or -1 when none is free.
+	 */
+	private static final String ACQUIRE = """
+			local t = redis.call('TIME')
+			local now = t[1] * 1000 + math.floor(t[2] / 1000)
+			redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+			local held = redis.call('ZCARD', KEYS[1])
+			local limit = tonumber(ARGV[1])
+			if held >= limit then
+			  return -1
+			end
+			local ttl = tonumber(ARGV[3])
+			redis.call('ZADD', KEYS[1], now + ttl, ARGV[2])
+			redis.call('PEXPIRE', KEYS[1], ttl)
+			return limit - held - 1
+			""";
+
+	/* KEYS[1] the set; ARGV[1] the permit, ARGV[2] the time to live (ms). 1 if renewed. */
+	private static final String RENEW = """
+			if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then
+			  return 0
+			end
+			local t = redis.call('TIME')
+			local now = t[1] * 1000 + math.floor(t[2] / 1000)
+			local ttl = tonumber(ARGV[2])
+			redis.call('ZADD', KEYS[1], 'XX', now + ttl, ARGV[1])
+			redis.call('PEXPIRE', KEYS[1], ttl)
+			return 1
+			""";
+
+	private final RedisConnector connector;
+
+	private final byte[] prefix;
+
+	private final Duration timeout;
+
+	private final long ttlMillis;
+
+	private final byte[] ttlArgument;
+
+	/** Names this replica's permits: a random part per process and a counter. */
+	private final String replica = HEX.toHexDigits(new SecureRandom().nextLong());
+
+	private final AtomicLong sequence = new AtomicLong();
+
+	private final Set<RedisPermit> held = ConcurrentHashMap.newKeySet();
+
+	private final LongAdder lostPermits = new LongAdder();
+
+	private final ScheduledExecutorService renewer;
+
+	private final ReentrantLock connecting = new ReentrantLock();
+
+	private volatile @Nullable StatefulConnection<byte[], byte[]> connection;
+
+	/**
+	 * Creates a store; connects on first use and renews every third of the time to live.
+	 * @param connector how to reach Redis; the store owns its client
+	 * @param keyPrefix the prefix of every key
+	 * @param timeout the longest wait for one Redis request
+	 * @param ttl how long a permit lives unless renewed, at least a second
+	 */
+	RedisPermitStore(RedisConnector connector, String keyPrefix, Duration timeout, Duration ttl) {
+		this.connector = Objects.requireNonNull(connector, "connector must not be null");
+		this.prefix = (Objects.requireNonNull(keyPrefix, "keyPrefix must not be null") + "in-flight:")
+			.getBytes(StandardCharsets.UTF_8);
+		this.timeout = Objects.requireNonNull(timeout, "timeout must not be null");
+		if (ttl.compareTo(Duration.ofSeconds(1)) < 0) {
+			throw new IllegalArgumentException("The permit time to live must be at least 1s, but was " + ttl);
+		}
+		this.ttlMillis = ttl.toMillis();
+		this.ttlArgument = bytes(this.ttlMillis);
+		this.renewer = Executors.newSingleThreadScheduledExecutor((task) -> {
+			Thread thread = new Thread(task, "ratelimit-permit-renewal");
+			thread.setDaemon(true);
+			return thread;
+		});
+		long period = Math.max(1, this.ttlMillis / 3);
+		this.renewer.scheduleWithFixedDelay(this::renewAll, period, period, TimeUnit.MILLISECONDS);
+	}
+
+	@Override
+	public @Nullable Permit tryAcquire(BucketKey key, int limit) {
+		byte[] redisKey = redisKey(key);
+		byte[] id = (this.replica + ":" + this.sequence.incrementAndGet()).getBytes(StandardCharsets.US_ASCII);
+		Long left = scripting().eval(ACQUIRE, ScriptOutputType.INTEGER, new byte[][] { redisKey }, bytes(limit), id,
+				this.ttlArgument);
+		if (left == null || left < 0) {
+			return null;
+		}
+		RedisPermit permit = new RedisPermit(redisKey, id, left);
+		this.held.add(permit);
+		return permit;
+	}
+
+	private void release(RedisPermit permit) {
+		this.held.remove(permit);
+		try {
+			sortedSets().zrem(permit.key, permit.id);
+		}
+		catch (RuntimeException ex) {
+			// Not retried: the permit expires within its time to live.
+			this.lostPermits.increment();
+			if (logger.isDebugEnabled()) {
+				logger.debug("A permit could not be given back to Redis; it expires within " + this.ttlMillis + " ms",
+						ex);
+			}
+		}
+	}
+
+	/**
+	 * Renews every permit this replica holds. Runs in the background, never on a request.
+	 */
+	void renewAll() {
+		for (RedisPermit permit : this.held) {
+			try {
+				Long renewed = scripting().eval(RENEW, ScriptOutputType.INTEGER, new byte[][] { permit.key }, permit.id,
+						this.ttlArgument);
+				if (renewed == null || renewed == 0) {
+					// Expired already (Redis unreachable for a whole time to live): not ours any more.
+					this.held.remove(permit);
+					this.lostPermits.increment();
+				}
+			}
+			catch (RuntimeException ex) {
+				// Redis unreachable: the next round tries again, while the permit lives.
+				if (logger.isDebugEnabled()) {
+					logger.debug("Permits could not be renewed", ex);
+				}
+				return;
+			}
+		}
+	}
+
+	/**
+	 * Stops renewing without giving anything back, as a replica that dies: its permits are
+	 * free again within the time to live.
+	 */
+	void abandon() {
+		this.renewer.shutdownNow();
+		this.held.clear();
+	}
+
+	@Override
+	public long permitsHeld() {
+		return this.held.size();
+	}
+
+	@Override
+	public long keys() {
+		return this.held.stream().map((permit) -> new String(permit.key, StandardCharsets.US_ASCII)).distinct().count();
+	}
+
+	@Override
+	public long refusedForRoom() {
+		return 0;
+	}
+
+	/**
+	 * Returns the permits that expired before they were given back (a failed release, or a
+	 * renewal that came too late).
+	 * @return the count since the store was created
+	 */
+	long lostPermits() {
+		return this.lostPermits.sum();
+	}
+
+	Duration ttl() {
+		return Duration.ofMillis(this.ttlMillis);
+	}
+
+	byte[] redisKey(BucketKey key) {
+		byte[] redisKey = Arrays.copyOf(this.prefix, this.prefix.length + 32);
+		byte[] hex = (HEX.toHexDigits(key.high()) + HEX.toHexDigits(key.low())).getBytes(StandardCharsets.US_ASCII);
+		System.arraycopy(hex, 0, redisKey, this.prefix.length, 32);
+		return redisKey;
+	}
+
+	private static byte[] bytes(long value) {
+		return Long.toString(value).getBytes(StandardCharsets.US_ASCII);
+	}
+
+	@SuppressWarnings("unchecked")
+	private RedisScriptingCommands<byte[], byte[]> scripting() {
+		StatefulConnection<byte[], byte[]> current = connected();
+		if (current instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster) {
+			return cluster.sync();
+		}
+		return ((StatefulRedisConnection<byte[], byte[]>) current).sync();
+	}
+
+	@SuppressWarnings("unchecked")
+	private RedisSortedSetCommands<byte[], byte[]> sortedSets() {
+		StatefulConnection<byte[], byte[]> current = connected();
+		if (current instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster) {
+			return cluster.sync();
+		}
+		return ((StatefulRedisConnection<byte[], byte[]>) current).sync();
+	}
+
+	private StatefulConnection<byte[], byte[]> connected() {
+		StatefulConnection<byte[], byte[]> current = this.connection;
+		if (current == null) {
+			this.connecting.lock();
+			try {
+				current = this.connection;
+				if (current == null) {
+					current = this.connector.connect().connection();
+					current.setTimeout(this.timeout);
+					this.connection = current;
+				}
+			}
+			finally {
+				this.connecting.unlock();
+			}
+		}
+		return current;
+	}
+
+	@Override
+	public void close() {
+		this.renewer.shutdownNow();
+		StatefulConnection<byte[], byte[]> current = this.connection;
+		if (current != null) {
+			current.close();
+		}
+		this.connector.shutdown();
+	}
+
+	private final class RedisPermit implements Permit {
+
+		private final byte[] key;
+
+		private final byte[] id;
+
+		private final long remaining;
+
+		RedisPermit(byte[] key, byte[] id, long remaining) {
+			this.key = key;
+			this.id = id;
+			this.remaining = remaining;
+		}
+
+		@Override
+		public long remaining() {
+			return this.remaining;
+		}
+
+		@Override
+		public void release() {
+			RedisPermitStore.this.release(this);
+		}
+
+	}
+
+}

@@ -1,0 +1,61 @@
+package io.ratelimit.autoconfigure.inflightapp;
+
+import java.io.IOException;
+import java.io.OutputStream;
+
+import jakarta.servlet.http.HttpServletResponse;
+
+import org.springframework.web.bind.annotation.GetMapping;
+import org.springframework.web.bind.annotation.PathVariable;
+import org.springframework.web.bind.annotation.RestController;
+import org.springframework.web.context.request.async.DeferredResult;
+
+@RestController
+class InFlightApiController {
+
+	@GetMapping("/api/slow/{id}")
+	String slow(@PathVariable String id) throws InterruptedException {
+		SlowHandlers.enterAndWait();
+		return "slow " + id;
+	}
+
+	@GetMapping("/api/watched/{id}")
+	String watched(@PathVariable String id) throws InterruptedException {
+		SlowHandlers.enterAndWait();
+		return "watched " + id;
+	}
+
+	@GetMapping("/api/fast")
+	String fast() {
+		return "fast";
+	}
+
+	@GetMapping("/api/fail")
+	String fail() {
+		throw new IllegalStateException("the handler failed");
+	}
+
+	@GetMapping("/api/deferred/{id}")
+	DeferredResult<String> deferred(@PathVariable String id) {
+		return SlowHandlers.defer(30_000);
+	}
+
+	@GetMapping("/api/deferred-timeout")
+	DeferredResult<String> deferredTimeout() {
+		return SlowHandlers.defer(200);
+	}
+
+	/** Waits, then writes more than any socket buffer holds: to a client gone, it fails. */
+	@GetMapping("/api/large")
+	void large(HttpServletResponse response) throws IOException, InterruptedException {
+		SlowHandlers.enterAndWait();
+		response.setContentType("application/octet-stream");
+		byte[] chunk = new byte[64 * 1024];
+		OutputStream body = response.getOutputStream();
+		for (int i = 0; i < 512; i++) {
+			body.write(chunk);
+			body.flush();
+		}
+	}
+
+}

@@ -1,0 +1,180 @@
+package io.ratelimit.autoconfigure.redis;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+
+import io.lettuce.core.RedisClient;
+import io.ratelimit.autoconfigure.RateLimitProperties.RedisFailureMode;
+import io.ratelimit.autoconfigure.testsupport.DelayingTcpProxy;
+import io.ratelimit.autoconfigure.testsupport.RedisNamespace;
+import io.ratelimit.autoconfigure.testsupport.RedisServerProcess;
+import io.ratelimit.autoconfigure.testsupport.TestRedis;
+import io.ratelimit.core.TimeSource;
+import io.ratelimit.core.bucket.BucketKey;
+import io.ratelimit.core.concurrency.LocalPermitStore;
+import io.ratelimit.core.concurrency.Permit;
+import io.ratelimit.core.concurrency.PermitStore;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * Permits of global in-flight limits in Redis, shared by replicas (stores of their own on
+ * one Redis): together they never hold more than the limit, a live replica's permits are
+ * renewed past their time to live, a dead replica's are free again within it, and when
+ * Redis is down or hangs the failure mode decides.
+ */
+class RedisPermitStoreTest {
+
+	private static final Duration TTL = Duration.ofSeconds(1);
+
+	private static final AtomicLong keys = new AtomicLong();
+
+	@RegisterExtension
+	static final RedisNamespace redis = TestRedis.newNamespace();
+
+	private final List<AutoCloseable> opened = new ArrayList<>();
+
+	private RedisPermitStore replica(String url, Duration timeout) {
+		RedisPermitStore store = new RedisPermitStore(RedisConnector.of(RedisClient.create(url)), redis.prefix(),
+				timeout, TTL);
+		this.opened.add(store);
+		return store;
+	}
+
+	private RedisPermitStore replica() {
+		return replica(redis.url(), Duration.ofSeconds(2));
+	}
+
+	private static BucketKey key() {
+		return new BucketKey(System.nanoTime(), keys.incrementAndGet());
+	}
+
+	@AfterEach
+	void close() throws Exception {
+		for (AutoCloseable store : this.opened) {
+			store.close();
+		}
+	}
+
+	@Test
+	void tryAcquireWhenTwoReplicasShareALimitThenTogetherNoMoreThanItAndAReleaseFreesOne() {
+		RedisPermitStore a = replica();
+		RedisPermitStore b = replica();
+		BucketKey key = key();
+
+		Permit first = a.tryAcquire(key, 3);
+		assertThat(first).isNotNull();
+		assertThat(first.remaining()).isEqualTo(2);
+		assertThat(a.tryAcquire(key, 3)).isNotNull();
+		Permit third = b.tryAcquire(key, 3);
+		assertThat(third).isNotNull();
+		assertThat(third.remaining()).isZero();
+		assertThat(b.tryAcquire(key, 3)).isNull();
+		assertThat(a.tryAcquire(key, 3)).isNull();
+
+		first.release();
+		assertThat(b.tryAcquire(key, 3)).isNotNull();
+		assertThat(a.permitsHeld() + b.permitsHeld()).isEqualTo(3);
+	}
+
+	@Test
+	void tryAcquireWhenPermitTakenThenItsKeyIsThePrefixedHashAndExpiresWithinTheTtl() {
+		RedisPermitStore store = replica();
+		BucketKey key = new BucketKey(0x0123456789abcdefL, keys.incrementAndGet());
+
+		store.tryAcquire(key, 1);
+
+		String redisKey = new String(store.redisKey(key), StandardCharsets.US_ASCII);
+		assertThat(redisKey).startsWith(redis.prefix() + "in-flight:0123456789abcdef");
+		long ttl = redis.execute((commands) -> commands.pttl(redisKey));
+		long members = redis.execute((commands) -> commands.zcard(redisKey));
+		assertThat(ttl).isPositive().isLessThanOrEqualTo(TTL.toMillis());
+		assertThat(members).isEqualTo(1);
+	}
+
+	@Test
+	void permitsWhenTheirReplicaLivesThenRenewedPastTheTtl() {
+		RedisPermitStore holder = replica();
+		RedisPermitStore other = replica();
+		BucketKey key = key();
+		assertThat(holder.tryAcquire(key, 1)).isNotNull();
+
+		await().during(TTL.multipliedBy(3)).atMost(TTL.multipliedBy(4)).until(() -> other.tryAcquire(key, 1) == null);
+	}
+
+	@Test
+	void permitsWhenTheirReplicaDiesThenFreeAgainWithinTheTtl() {
+		RedisPermitStore dying = replica();
+		RedisPermitStore survivor = replica();
+		BucketKey key = key();
+		assertThat(dying.tryAcquire(key, 2)).isNotNull();
+		assertThat(dying.tryAcquire(key, 2)).isNotNull();
+		assertThat(survivor.tryAcquire(key, 2)).isNull();
+
+		long died = System.nanoTime();
+		dying.abandon();
+
+		await().atMost(TTL.plusMillis(500)).pollInterval(Duration.ofMillis(20))
+			.until(() -> survivor.tryAcquire(key, 2) != null);
+		Duration free = Duration.ofNanos(System.nanoTime() - died);
+		System.out.printf("A dead replica's permits were free again %d ms after it died (ttl %d ms)%n",
+				free.toMillis(), TTL.toMillis());
+		assertThat(free).isLessThanOrEqualTo(TTL.plusMillis(500));
+		assertThat(survivor.tryAcquire(key, 2)).isNotNull();
+		assertThat(survivor.tryAcquire(key, 2)).isNull();
+	}
+
+	@Test
+	void tryAcquireWhenRedisDownThenEachFailureModeDecides() throws Exception {
+		try (RedisServerProcess server = RedisServerProcess.start()) {
+			RedisPermitStore remote = replica(server.url(), Duration.ofMillis(200));
+			BucketKey key = key();
+			assertThat(remote.tryAcquire(key, 1)).isNotNull();
+			server.stop();
+
+			LocalPermitStore local = LocalPermitStore.create(100);
+			PermitStore localMode = failover(remote, RedisFailureMode.LOCAL, local);
+			assertThat(localMode.tryAcquire(key, 1)).isNotNull();
+			assertThat(localMode.tryAcquire(key, 1)).as("the same limit, on this replica").isNull();
+			PermitStore open = failover(remote, RedisFailureMode.OPEN, local);
+			for (int i = 0; i < 5; i++) {
+				Permit permit = open.tryAcquire(key, 1);
+				assertThat(permit).isNotNull();
+				permit.release();
+			}
+			assertThat(failover(remote, RedisFailureMode.CLOSED, local).tryAcquire(key, 1)).isNull();
+		}
+	}
+
+	@Test
+	void tryAcquireWhenRedisHangsThenTheBreakerOpensAfterTheThresholdAndDecisionsStopWaiting() throws Exception {
+		try (DelayingTcpProxy proxy = DelayingTcpProxy.start("127.0.0.1", 6379, Duration.ZERO)) {
+			RedisPermitStore remote = replica(proxy.redisUrl(), Duration.ofMillis(200));
+			FailoverPermitStore store = failover(remote, RedisFailureMode.CLOSED, LocalPermitStore.create(100));
+			assertThat(store.tryAcquire(key(), 1)).isNotNull();
+			proxy.hang();
+
+			for (int i = 0; i < 3; i++) {
+				assertThat(store.tryAcquire(key(), 1)).isNull();
+			}
+			assertThat(store.isCoolingDown()).isTrue();
+			long started = System.nanoTime();
+			assertThat(store.tryAcquire(key(), 1)).isNull();
+			assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofMillis(100));
+			assertThat(store.failures()).isEqualTo(3);
+			proxy.heal();
+		}
+	}
+
+	private static FailoverPermitStore failover(PermitStore remote, RedisFailureMode mode, PermitStore local) {
+		return new FailoverPermitStore(remote, mode, local, 3, Duration.ofSeconds(30), TimeSource.system());
+	}
+
+}
