@@ -13,7 +13,9 @@ import org.jspecify.annotations.Nullable;
  * the API, points per minute), the tightest is kept: the one whose remaining quota allows
  * the lowest rate, its sustained rate {@code q / w} times the cube of its remaining share
  * {@code r / q}, as the header-aware pacing steers by. Of items whose policy is unknown, the
- * one with the least remaining.
+ * one with the least remaining. Items of a policy whose quota unit ({@code qu}) is not
+ * requests, such as a limit of concurrent requests, are passed over: waiting does not
+ * change them.
  *
  * @param remaining the quota units left ({@code r})
  * @param resetSeconds the seconds until more quota is available ({@code t}), 0 when full
@@ -74,6 +76,10 @@ public record RateLimitFields(long remaining, long resetSeconds, long quota, lon
 			}
 			long reset = Math.max(0, item.parameter("t"));
 			Item policy = policies.stream().filter((candidate) -> candidate.name.equals(item.name)).findFirst().orElse(null);
+			if (policy != null && !policy.countsRequests()) {
+				// A limit of requests in progress, say: pacing cannot free it, finishing can.
+				continue;
+			}
 			long quota = (policy != null) ? policy.parameter("q") : -1;
 			long window = (policy != null) ? policy.parameter("w") : -1;
 			RateLimitFields fields = new RateLimitFields(remaining, reset, quota, window);
@@ -143,6 +149,19 @@ public record RateLimitFields(long remaining, long resetSeconds, long quota, lon
 				parameters.add(pair);
 			}
 			return new Item(name, parameters);
+		}
+
+		/**
+		 * Whether the policy counts requests over its window: its quota unit ({@code qu}) is
+		 * absent, which means requests, or says so.
+		 */
+		boolean countsRequests() {
+			for (String[] pair : this.parameters) {
+				if (Objects.equals(pair[0], "qu")) {
+					return pair.length == 2 && (pair[1].equals("\"requests\"") || pair[1].equals("\"request\""));
+				}
+			}
+			return true;
 		}
 
 		/** Returns a non-negative integer parameter, or -1 when absent or not such an integer. */

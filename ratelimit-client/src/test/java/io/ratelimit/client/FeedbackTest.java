@@ -53,6 +53,21 @@ class FeedbackTest {
 	}
 
 	@Test
+	void parseWhenAConcurrencyLimitIsFullThenPacedByTheRateLimits() {
+		// Two requests in progress of two: waiting does not free a permit, finishing does.
+		RateLimitFields fields = RateLimitFields.parse("\"default\";r=180;t=1, \"in-flight\";r=0;t=1",
+				"\"default\";q=200;w=2, \"in-flight\";q=2;qu=\"concurrent-requests\"");
+
+		assertThat(fields).isEqualTo(new RateLimitFields(180, 1, 200, 2));
+	}
+
+	@Test
+	void parseWhenOnlyAConcurrencyLimitThenNull() {
+		assertThat(RateLimitFields.parse("\"in-flight\";r=0;t=1", "\"in-flight\";q=2;qu=\"concurrent-requests\""))
+			.isNull();
+	}
+
+	@Test
 	void parseWhenNoPolicyFieldThenQuotaUnknown() {
 		RateLimitFields fields = RateLimitFields.parse("default;r=5;t=0", null);
 
