@@ -102,10 +102,11 @@ class LayeredGlobalLimitsEndToEndTest {
 					admitted++;
 				}
 			}
-			// Never more than the limit over both replicas, and less by at most the stated
-			// bound (1.5 leases of 4 tokens per replica). Twenty local refusals that kept their
-			// lease token would have left at most 20.
-			assertThat(admitted).isBetween(40 - 12, 40);
+			// Within the README's batched bounds over both replicas: more than the limit by at
+			// most the credit a replica gives a key before Redis answers (2 × n × A, with A a
+			// tenth of 40), less by at most 1.5 leases of 4 tokens per replica. Twenty local
+			// refusals that kept their lease token would have left at most 20.
+			assertThat(admitted).isBetween(40 - 12, 40 + 2 * 2 * 4);
 		}
 	}
 
