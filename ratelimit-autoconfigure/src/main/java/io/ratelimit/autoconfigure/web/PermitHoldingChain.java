@@ -52,7 +52,7 @@ final class PermitHoldingChain implements FilterChain {
 			}
 		}
 		if (request.isAsyncStarted()) {
-			request.getAsyncContext().addListener(new Release(this.permit));
+			request.getAsyncContext().addListener(new Release(this.permit, response));
 		}
 		else {
 			this.permit.release(completionOf(response));
@@ -77,13 +77,17 @@ final class PermitHoldingChain implements FilterChain {
 
 		private final Permit permit;
 
-		Release(Permit permit) {
+		/** The context's response is out of reach once it completed: this is the same one. */
+		private final ServletResponse response;
+
+		Release(Permit permit, ServletResponse response) {
 			this.permit = permit;
+			this.response = response;
 		}
 
 		@Override
 		public void onComplete(AsyncEvent event) {
-			this.permit.release(completionOf(event.getAsyncContext().getResponse()));
+			this.permit.release(completionOf(this.response));
 		}
 
 		@Override
