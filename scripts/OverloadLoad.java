@@ -158,16 +158,16 @@ public class OverloadLoad {
 		done.await(TIMEOUT.toSeconds() + 30, TimeUnit.SECONDS);
 		int sent = i;
 		for (int s = 0; s < multiples.length; s++) {
-			report(arm, multiples[s], rates[s], stepStart[s] + SETTLE_NANOS, stepStart[s + 1], sentAt, latency, status,
+			report(arm, String.format(Locale.ROOT, "%.1f×", multiples[s]), rates[s], stepStart[s] + SETTLE_NANOS, stepStart[s + 1], sentAt, latency, status,
 					sent);
 		}
-		report(arm, 0.5, rates[multiples.length], stepStart[multiples.length] + SETTLE_NANOS,
+		report(arm, "0.5× after", rates[multiples.length], stepStart[multiples.length] + SETTLE_NANOS,
 				stepStart[multiples.length + 1], sentAt, latency, status, sent);
 		System.out.printf(Locale.ROOT, "recovery\t%s\t%s%n", arm,
 				recovery(stepStart[multiples.length], stepStart[multiples.length + 1], sentAt, status, sent));
 	}
 
-	private static void report(String arm, double multiple, double rate, long from, long to, long[] sentAt,
+	private static void report(String arm, String load, double rate, long from, long to, long[] sentAt,
 			long[] latency, int[] status, int sent) {
 		long[] ok = new long[sent];
 		int okCount = 0;
@@ -197,7 +197,7 @@ public class OverloadLoad {
 		long[] admitted = Arrays.copyOf(ok, okCount);
 		Arrays.sort(admitted);
 		double seconds = (to - from) / 1e9;
-		System.out.printf(Locale.ROOT, "step\t%s\t%.1f\t%.0f\t%.0f\t%.1f\t%.1f\t%.2f\t%.2f\t%.2f\t%.2f%n", arm, multiple,
+		System.out.printf(Locale.ROOT, "step\t%s\t%s\t%.0f\t%.0f\t%.1f\t%.1f\t%.2f\t%.2f\t%.2f\t%.2f%n", arm, load,
 				rate, okCount / seconds, millis(percentile(admitted, 0.5)), millis(percentile(admitted, 0.99)),
 				share(okPerClass[0], perClass[0]), share(okPerClass[1], perClass[1]), share(refused, count),
 				share(failed, count));
