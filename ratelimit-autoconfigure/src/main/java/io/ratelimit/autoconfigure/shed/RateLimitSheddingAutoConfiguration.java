@@ -53,6 +53,11 @@ public class RateLimitSheddingAutoConfiguration {
 					.retryAfter(properties.getRetryAfter()));
 		InvalidRateLimitPropertyException.check("ratelimit.shedding.probe", () -> builder
 			.probe(probe.getInterval(), probe.getJitter(), probe.getSamples(), probe.getMaxDuration()));
+		Integer probeLimit = probe.getLimit();
+		if (probeLimit != null) {
+			InvalidRateLimitPropertyException.check("ratelimit.shedding.probe.limit",
+					() -> builder.probeLimit(probeLimit));
+		}
 		return builder.build();
 	}
 

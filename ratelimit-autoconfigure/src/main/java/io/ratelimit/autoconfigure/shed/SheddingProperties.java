@@ -6,6 +6,7 @@ import java.util.List;
 import java.util.Map;
 
 import io.ratelimit.core.shed.Priority;
+import org.jspecify.annotations.Nullable;
 
 import org.springframework.boot.context.properties.ConfigurationProperties;
 
@@ -168,6 +169,21 @@ public class SheddingProperties {
 		 * Longest time a measurement holds the limit at its minimum.
 		 */
 		private Duration maxDuration = Duration.ofSeconds(2);
+
+		/**
+		 * Concurrency limit while the no-load latency is measured: at most the parallelism
+		 * of the service's bottleneck (a pool's connections), so that the requests measured
+		 * do not queue. The smallest limit (min-limit) if not set.
+		 */
+		private @Nullable Integer limit;
+
+		public @Nullable Integer getLimit() {
+			return this.limit;
+		}
+
+		public void setLimit(@Nullable Integer limit) {
+			this.limit = limit;
+		}
 
 		public Duration getInterval() {
 			return this.interval;

@@ -49,6 +49,8 @@ public final class LoadShedder {
 
 	private final int maxLimit;
 
+	private final int probeLimit;
+
 	private final double[] shares = new double[PRIORITIES.length];
 
 	private final long retryAfterSeconds;
@@ -73,6 +75,7 @@ public final class LoadShedder {
 		this.shadow = builder.shadow;
 		this.minLimit = builder.minLimit;
 		this.maxLimit = builder.maxLimit;
+		this.probeLimit = (builder.probeLimit > 0) ? builder.probeLimit : builder.minLimit;
 		this.shares[Priority.CRITICAL.ordinal()] = 1.0;
 		this.shares[Priority.DEFAULT.ordinal()] = 1.0 - builder.criticalReserve;
 		this.shares[Priority.SHEDDABLE.ordinal()] = 1.0 - builder.criticalReserve - builder.defaultReserve;
@@ -104,7 +107,7 @@ public final class LoadShedder {
 		Priority priority = this.priorities.of(endpoint);
 		long now = this.time.nanoTime();
 		boolean probing = this.probe.pinned(now);
-		int ceiling = ceiling(priority, probing ? this.minLimit : limit());
+		int ceiling = ceiling(priority, probing ? this.probeLimit : limit());
 		for (;;) {
 			int current = this.inFlight.get();
 			if (current >= ceiling) {
@@ -168,12 +171,12 @@ public final class LoadShedder {
 	}
 
 	/**
-	 * Returns the concurrency limit in force: the adaptive limit, or its minimum while the
-	 * no-load latency is being re-measured.
+	 * Returns the concurrency limit in force: the adaptive limit, or the probe's limit while
+	 * the no-load latency is being re-measured.
 	 * @return the limit
 	 */
 	public int currentLimit() {
-		return this.probe.isProbing() ? this.minLimit : limit();
+		return this.probe.isProbing() ? this.probeLimit : limit();
 	}
 
 	/**
@@ -305,6 +308,8 @@ public final class LoadShedder {
 
 		private Duration probeMaxDuration = Duration.ofSeconds(2);
 
+		private int probeLimit;
+
 		private DoubleSupplier random = () -> ThreadLocalRandom.current().nextDouble();
 
 		private Builder(EndpointPriorities priorities) {
@@ -333,7 +338,8 @@ public final class LoadShedder {
 
 		/**
 		 * Sets the bounds and the starting point of the limit.
-		 * @param min the smallest limit, at least 1; also the limit while probing
+		 * @param min the smallest limit, at least 1; also the limit while probing unless
+		 * {@link #probeLimit(int)} says otherwise
 		 * @param initial the limit at start
 		 * @param max the largest limit
 		 * @return this builder
@@ -395,6 +401,19 @@ public final class LoadShedder {
 			this.probeJitter = jitter;
 			this.probeSamples = samples;
 			this.probeMaxDuration = maxDuration;
+			return this;
+		}
+
+		/**
+		 * Sets the concurrency limit while the no-load latency is measured: at most the
+		 * parallelism of the service's bottleneck (a pool's connections), or the requests
+		 * measured queue behind each other and the measured latency is a loaded one.
+		 * @param limit the limit while probing, at least 1; the smallest limit by default
+		 * @return this builder
+		 */
+		public Builder probeLimit(int limit) {
+			require(limit >= 1, "probe.limit must be at least 1, but was " + limit);
+			this.probeLimit = limit;
 			return this;
 		}
 

@@ -193,6 +193,17 @@ class LoadShedderTest {
 	}
 
 	@Test
+	void acquireWhenProbeLimitSetThenProbePinsToItRatherThanTheFloor() {
+		LoadShedder shedder = probing().limits(8, 20, 200).probeLimit(2).build();
+		roundTrip(shedder, ORDERS, 1, Duration.ofMillis(20));
+		this.time.advance(Duration.ofSeconds(60));
+		acquireAll(shedder, PAYMENTS, 2);
+		assertThat(shedder.isProbing()).isTrue();
+		assertThat(shedder.currentLimit()).isEqualTo(2);
+		assertThat(shedder.acquire(PAYMENTS)).isNull();
+	}
+
+	@Test
 	void releaseWhenRequestAdmittedBeforeProbeCompletesDuringItThenItIsNoProbeSample() {
 		LoadShedder shedder = probing().build();
 		roundTrip(shedder, ORDERS, 1, Duration.ofMillis(20));
