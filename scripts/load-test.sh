@@ -16,6 +16,8 @@
 #                                                           # where the limiter's CPU goes
 #   PROFILE=alloc VARIANTS='minimal-disabled minimal-enabled' scripts/load-test.sh > alloc.md
 #                                                           # where it allocates
+#   FORKS=3 CONNECTIONS=4 VARIANTS='minimal-enabled minimal-shedding' \
+#     scripts/load-test.sh > shedding.md                    # what load shedding adds per request
 #   FORKS=3 CONNECTIONS=4 VARIANTS='minimal-disabled minimal-enabled minimal-layered' \
 #     scripts/load-test.sh > layered.md                     # three layered limits against one
 #
@@ -67,7 +69,9 @@ VARIANT_LIST="minimal-disabled minimal-enabled minimal-rejected disabled enabled
 # the JPA the starter brings turns on for every web request of an application that does
 # not set spring.jpa.open-in-view. And the minimal app with three layered limits on its
 # endpoint instead of the built-in default policy alone (scripts/load-test/minimal-layered.*).
-OPTIONAL_VARIANTS="enabled-admin minimal-disabled-no-osiv minimal-layered"
+# And the minimal app with load shedding on (an adaptive concurrency limit far above the
+# load), whose cost per request against minimal-enabled is the shedding stage's.
+OPTIONAL_VARIANTS="enabled-admin minimal-disabled-no-osiv minimal-layered minimal-shedding"
 VARIANTS=${VARIANTS:-$VARIANT_LIST}
 PIN=${PIN:-1}
 APP_CPUS=${APP_CPUS:-1}
@@ -124,6 +128,7 @@ describe() {
     minimal-enabled) echo "minimal app, limiter on, built-in default policy at 1,000,000 rps per client: all admitted" ;;
     minimal-layered) echo "minimal app, limiter on, three limits per client: the endpoint's own row at 1,000,000 rps, 1,000,000,000 requests an hour across the API, 30,000,000 points a minute for its group: all admitted" ;;
     minimal-rejected) echo "minimal app, limiter on, built-in default policy at 1 rps per client: almost all 429" ;;
+    minimal-shedding) echo "as minimal-enabled, with load shedding on (\`ratelimit.shedding.enabled=true\`): all admitted" ;;
     disabled) echo "sample app, limiter off (\`ratelimit.enabled=false\`)" ;;
     enabled) echo "sample app, limiter on, 1,000,000 rps per client: all admitted" ;;
     enabled-admin) echo "as enabled, with the limiter's admin endpoint exposed on the application's port" ;;
@@ -143,6 +148,7 @@ app_args() {
     minimal-enabled) echo "$MINIMAL_JAR --ratelimit.policy.default-rps=1000000" ;;
     minimal-layered) echo "$MINIMAL_JAR --ratelimit.policy.default-rps=1000000 --spring.config.additional-location=file:scripts/load-test/minimal-layered.properties" ;;
     minimal-rejected) echo "$MINIMAL_JAR --ratelimit.policy.default-rps=1" ;;
+    minimal-shedding) echo "$MINIMAL_JAR --ratelimit.policy.default-rps=1000000 --ratelimit.shedding.enabled=true" ;;
     disabled) echo "$SAMPLE_JAR --spring.profiles.active=loadtest --ratelimit.enabled=false" ;;
     enabled) echo "$SAMPLE_JAR --spring.profiles.active=loadtest --spring.flyway.placeholders.rps=1000000" ;;
     enabled-admin) echo "$SAMPLE_JAR --spring.profiles.active=loadtest --spring.flyway.placeholders.rps=1000000 --management.endpoints.web.exposure.include=health,info,prometheus,ratelimit" ;;
@@ -178,7 +184,7 @@ ready_url() {
 # A response header that only an active limiter of that variant sets, or nothing.
 limiter_header() {
   case $1 in
-    minimal-enabled | minimal-layered | minimal-rejected | enabled | enabled-admin | rejected) echo "RateLimit-Policy" ;;
+    minimal-enabled | minimal-layered | minimal-shedding | minimal-rejected | enabled | enabled-admin | rejected) echo "RateLimit-Policy" ;;
     bucket4j | bucket4j-rejected) echo "X-Rate-Limit-Remaining" ;;
   esac
 }

@@ -37,6 +37,7 @@ import io.ratelimit.core.policy.EndpointGroups;
 import io.ratelimit.core.policy.PolicySettings;
 import io.ratelimit.core.policy.PolicySource;
 import io.ratelimit.core.policy.ReloadablePolicies;
+import io.ratelimit.core.shed.LoadShedder;
 import jakarta.servlet.DispatcherType;
 import org.apache.commons.logging.Log;
 import org.apache.commons.logging.LogFactory;
@@ -206,11 +207,13 @@ public class RateLimitAutoConfiguration {
 	@Bean
 	@ConditionalOnMissingBean(name = "rateLimitFilterRegistration")
 	FilterRegistrationBean<RateLimitFilter> rateLimitFilterRegistration(RateLimiter limiter,
-			RateLimitProperties properties, ObjectProvider<RateLimitFilterListener> listeners) {
+			RateLimitProperties properties, ObjectProvider<RateLimitFilterListener> listeners,
+			ObjectProvider<LoadShedder> shedder) {
 		LoginOutcomes logins = InvalidRateLimitPropertyException.check("ratelimit.login.success-statuses",
 				() -> LoginEndpoints.outcomes(properties.getLogin()));
 		RateLimitFilter filter = new RateLimitFilter(limiter, properties.getFailureMode(),
 				RateLimitFilterListener.of(listeners.orderedStream().toList()), logins);
+		filter.setLoadShedder(shedder.getIfAvailable());
 		FilterRegistrationBean<RateLimitFilter> registration = new FilterRegistrationBean<>(filter);
 		// REQUEST only: error and async dispatches of a request were charged already.
 		registration.setDispatcherTypes(DispatcherType.REQUEST);

@@ -8,6 +8,7 @@ import java.util.Properties;
 import java.util.TreeMap;
 import java.util.TreeSet;
 
+import io.ratelimit.autoconfigure.shed.SheddingProperties;
 import org.junit.jupiter.api.Test;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.ObjectMapper;
@@ -19,7 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The configuration metadata that IDEs complete {@code ratelimit.*} from, as the build
- * generates it: every property {@link RateLimitProperties} binds is there, with its
+ * generates it: every property {@link RateLimitProperties} and {@link SheddingProperties}
+ * bind is there, with its
  * description. The processors that write it run only when the compiler is told of them
  * (a JDK 23 or later finds none on the class path), so a build that lost them fails here.
  */
@@ -35,8 +37,10 @@ class ConfigurationMetadataTest {
 		}
 		TreeSet<String> bound = new TreeSet<>();
 		collect("ratelimit", RateLimitProperties.class, bound);
+		collect("ratelimit.shedding", SheddingProperties.class, bound);
 
-		assertThat(bound).hasSizeGreaterThan(30).contains("ratelimit.burst-factor", "ratelimit.redis.failure-mode");
+		assertThat(bound).hasSizeGreaterThan(30).contains("ratelimit.burst-factor", "ratelimit.redis.failure-mode",
+				"ratelimit.shedding.priorities", "ratelimit.shedding.probe.interval");
 		assertThat(listed.keySet()).containsAll(bound);
 		assertThat(listed).allSatisfy((name, description) -> assertThat(description).as(name).isNotBlank());
 	}
@@ -71,7 +75,8 @@ class ConfigurationMetadataTest {
 
 	private static boolean isNested(Class<?> type) {
 		return !type.isEnum() && type.getEnclosingClass() != null
-				&& type.getName().startsWith(RateLimitProperties.class.getName() + "$");
+				&& (type.getName().startsWith(RateLimitProperties.class.getName() + "$")
+						|| type.getName().startsWith(SheddingProperties.class.getName() + "$"));
 	}
 
 	private static String kebab(String camel) {

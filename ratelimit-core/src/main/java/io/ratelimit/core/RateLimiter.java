@@ -118,7 +118,17 @@ public final class RateLimiter {
 	 * @return the decision
 	 */
 	public Decision evaluate(RateLimitRequest request) {
-		EndpointTemplate endpoint = this.endpoints.resolve(request);
+		return evaluate(request, this.endpoints.resolve(request));
+	}
+
+	/**
+	 * Decides one request whose endpoint a stage before the limiter resolved already, with
+	 * this limiter's {@link #endpoints() resolver}.
+	 * @param request the request
+	 * @param endpoint the endpoint {@link #endpoints()} resolved the request to
+	 * @return the decision
+	 */
+	public Decision evaluate(RateLimitRequest request, EndpointTemplate endpoint) {
 		if (this.rejectUnknownEndpoints && endpoint.isServedByNothing()) {
 			return Decision.unknownEndpoint(this.policies.current().unknownPolicy());
 		}

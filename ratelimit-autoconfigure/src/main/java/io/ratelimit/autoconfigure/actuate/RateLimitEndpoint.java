@@ -19,6 +19,8 @@ import io.ratelimit.core.policy.PolicyResolution;
 import io.ratelimit.core.policy.PolicySnapshot;
 import io.ratelimit.core.policy.RejectedRow;
 import io.ratelimit.core.policy.ReloadablePolicies;
+import io.ratelimit.core.shed.LoadShedder;
+import io.ratelimit.core.shed.Priority;
 import jakarta.servlet.http.HttpServletRequest;
 // Spring Framework 7 reads nullness from JSpecify: Actuator makes an operation parameter
 // optional when it is annotated so.
@@ -80,6 +82,8 @@ public class RateLimitEndpoint {
 
 	private final @Nullable LeasedBucketStore leases;
 
+	private @Nullable LoadShedder shedder;
+
 	/**
 	 * Creates the endpoint.
 	 * @param limiter the limiter whose policies and buckets are reported
@@ -100,6 +104,15 @@ public class RateLimitEndpoint {
 	 */
 	public RateLimitEndpoint(RateLimiter limiter, EndpointResolver endpoints) {
 		this(limiter, endpoints, null);
+	}
+
+	/**
+	 * Sets the load shedder whose class of an endpoint and current limit {@code explain}
+	 * reports.
+	 * @param shedder the shedder, {@code null} when load shedding is off
+	 */
+	public void setLoadShedder(@Nullable LoadShedder shedder) {
+		this.shedder = shedder;
 	}
 
 	/**
@@ -158,7 +171,17 @@ public class RateLimitEndpoint {
 			.toList();
 		return new ExplanationDescriptor(snapshot.version(), template.toString(), tenant, chain,
 				PolicyDescriptor.of(resolution.policy()), layers, batched(resolution.policy(), template, client),
-				assigned, planSource);
+				assigned, planSource, shedding(template));
+	}
+
+	private @Nullable SheddingDescriptor shedding(EndpointTemplate template) {
+		LoadShedder shedder = this.shedder;
+		if (shedder == null) {
+			return null;
+		}
+		Priority priority = shedder.priorityOf(template);
+		return new SheddingDescriptor(priority.name(), shedder.isShadow() ? "shadow" : "enforce",
+				shedder.currentLimit(), shedder.ceiling(priority), shedder.inFlight(), shedder.isShedding());
 	}
 
 	private static List<LinkDescriptor> links(PolicyResolution resolution) {
@@ -394,11 +417,27 @@ public class RateLimitEndpoint {
 	 * @param planSource where that plan came from: {@code tenant-plan table}, {@code parameter}
 	 * or {@code none}. A request's key or token may name a plan of its own when the table
 	 * names none for its tenant: pass it as {@code plan} to see its limits
+	 * @param shedding the endpoint's priority class and the current concurrency limit,
+	 * {@code null} when load shedding is off
 	 */
 	public record ExplanationDescriptor(long version, String endpoint, @Nullable String tenant,
 			List<LinkDescriptor> chain, PolicyDescriptor policy, List<LayerDescriptor> layers,
-			@Nullable BatchDescriptor batched, @Nullable String plan, String planSource)
-			implements OperationResponseBody {
+			@Nullable BatchDescriptor batched, @Nullable String plan, String planSource,
+			@Nullable SheddingDescriptor shedding) implements OperationResponseBody {
+	}
+
+	/**
+	 * What load shedding does with requests to the endpoint explained.
+	 *
+	 * @param priority the endpoint's priority class
+	 * @param mode {@code enforce}, or {@code shadow} when shedding is only counted
+	 * @param limit the concurrency limit in force
+	 * @param ceiling how many requests of the endpoint's class may be in flight at once
+	 * @param inFlight the requests in flight now
+	 * @param shedding whether requests were shed in the last ten seconds
+	 */
+	public record SheddingDescriptor(String priority, String mode, int limit, int ceiling, int inFlight,
+			boolean shedding) {
 	}
 
 	/**

@@ -4,6 +4,7 @@ import io.ratelimit.autoconfigure.GlobalBucketStore;
 import io.ratelimit.autoconfigure.RateLimitAutoConfiguration;
 import io.ratelimit.core.RateLimiter;
 import io.ratelimit.core.endpoint.EndpointResolver;
+import io.ratelimit.core.shed.LoadShedder;
 
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
@@ -26,10 +27,14 @@ public class RateLimitEndpointAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	RateLimitEndpoint rateLimitEndpoint(RateLimiter limiter, ObjectProvider<GlobalBucketStore> globalBuckets) {
+	RateLimitEndpoint rateLimitEndpoint(RateLimiter limiter, ObjectProvider<GlobalBucketStore> globalBuckets,
+			ObjectProvider<LoadShedder> shedder) {
 		GlobalBucketStore global = globalBuckets.getIfAvailable();
 		// The limiter's own resolver: it may charge some templates as others (logins).
-		return new RateLimitEndpoint(limiter, limiter.endpoints(), (global != null) ? global.leases() : null);
+		RateLimitEndpoint endpoint = new RateLimitEndpoint(limiter, limiter.endpoints(),
+				(global != null) ? global.leases() : null);
+		endpoint.setLoadShedder(shedder.getIfAvailable());
+		return endpoint;
 	}
 
 }

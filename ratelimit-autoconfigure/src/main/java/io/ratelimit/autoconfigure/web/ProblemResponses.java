@@ -4,6 +4,8 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 
 import io.ratelimit.core.Decision;
+import io.ratelimit.core.endpoint.EndpointTemplate;
+import io.ratelimit.core.shed.Priority;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
 
@@ -48,6 +50,19 @@ final class ProblemResponses {
 	static void unavailable(HttpServletRequest request, HttpServletResponse response) throws IOException {
 		response.setHeader(Decision.RETRY_AFTER, "1");
 		write(request, response, 503, "Service Unavailable", "The rate limiter could not decide this request.", "");
+	}
+
+	/**
+	 * 503 with {@code Retry-After} for a request shed under overload: the service's fault,
+	 * so no rate-limit fields, which describe the caller's quota.
+	 */
+	static void shed(HttpServletRequest request, HttpServletResponse response, EndpointTemplate endpoint,
+			Priority priority, long retryAfterSeconds) throws IOException {
+		response.setHeader(Decision.RETRY_AFTER, Long.toString(retryAfterSeconds));
+		write(request, response, 503, "Service Unavailable",
+				"The service is overloaded; retry after " + retryAfterSeconds
+						+ ((retryAfterSeconds == 1) ? " second." : " seconds."),
+				",\"endpoint\":" + quote(endpoint.toString()) + ",\"priority\":" + quote(priority.name()));
 	}
 
 	private static void write(HttpServletRequest request, HttpServletResponse response, int status, String title,

@@ -8,6 +8,9 @@ import io.ratelimit.core.Decision;
 import io.ratelimit.core.HeldPermits;
 import io.ratelimit.core.LoginAttempt;
 import io.ratelimit.core.RateLimiter;
+import io.ratelimit.core.endpoint.EndpointTemplate;
+import io.ratelimit.core.shed.LoadShedder;
+import io.ratelimit.core.shed.Permit;
 import jakarta.servlet.DispatcherType;
 import jakarta.servlet.Filter;
 import jakarta.servlet.FilterChain;
@@ -16,6 +19,7 @@ import jakarta.servlet.ServletRequest;
 import jakarta.servlet.ServletResponse;
 import jakarta.servlet.http.HttpServletRequest;
 import jakarta.servlet.http.HttpServletResponse;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The servlet filter that puts every request through the {@link RateLimiter}: allowed
@@ -35,6 +39,10 @@ import jakarta.servlet.http.HttpServletResponse;
  * <p>
  * A request admitted under in-flight limits holds permits until its response completes:
  * {@link InFlightRelease} gives them back however the request ends.
+ * <p>
+ * With a {@link LoadShedder}, a request is shed (503) or admitted right after its endpoint
+ * is resolved, before any identity work, and holds its place under the concurrency limit
+ * until its response completes.
  */
 public class RateLimitFilter implements Filter {
 
@@ -45,6 +53,8 @@ public class RateLimitFilter implements Filter {
 	private final RateLimitFilterListener listener;
 
 	private final LoginOutcomes logins;
+
+	private @Nullable LoadShedder shedder;
 
 	/**
 	 * Creates a filter whose login attempts succeed with a 2xx answer and earn no device
@@ -73,6 +83,14 @@ public class RateLimitFilter implements Filter {
 		this.logins = Objects.requireNonNull(logins, "logins must not be null");
 	}
 
+	/**
+	 * Sets the load shedder that admits requests before they are rate-limited.
+	 * @param shedder the shedder, {@code null} for none (the default)
+	 */
+	public void setLoadShedder(@Nullable LoadShedder shedder) {
+		this.shedder = shedder;
+	}
+
 	@Override
 	public void doFilter(ServletRequest request, ServletResponse response, FilterChain chain)
 			throws IOException, ServletException {
@@ -85,14 +103,46 @@ public class RateLimitFilter implements Filter {
 		}
 	}
 
-	private void decide(HttpServletRequest servletRequest, HttpServletResponse response, FilterChain chain)
+	private void decide(HttpServletRequest request, HttpServletResponse response, FilterChain chain)
 			throws ServletException, IOException {
+		LoadShedder shedder = this.shedder;
+		if (shedder == null) {
+			decide(request, response, chain, null);
+			return;
+		}
+		EndpointTemplate endpoint;
+		try {
+			endpoint = this.limiter.endpoints().resolve(new ServletRateLimitRequest(request));
+		}
+		catch (RuntimeException ex) {
+			// Not shed: the limiter meets the same failure and answers by its failure mode.
+			decide(request, response, chain, null);
+			return;
+		}
+		Permit permit = shedder.acquire(endpoint);
+		if (permit == null) {
+			ProblemResponses.shed(request, response, endpoint, shedder.priorityOf(endpoint),
+					shedder.retryAfterSeconds());
+			return;
+		}
+		PermitHoldingChain holding = new PermitHoldingChain(chain, permit);
+		try {
+			decide(request, response, holding, endpoint);
+		}
+		finally {
+			holding.releaseIfNotReached();
+		}
+	}
+
+	private void decide(HttpServletRequest servletRequest, HttpServletResponse response, FilterChain chain,
+			@Nullable EndpointTemplate endpoint) throws ServletException, IOException {
 		// Sensitive endpoints may need the body read ahead of the application, and replayed.
 		CachedBodyRequest cached = this.limiter.hasSensitiveEndpoints() ? new CachedBodyRequest(servletRequest) : null;
 		HttpServletRequest request = (cached != null) ? cached : servletRequest;
 		Decision decision;
 		try {
-			decision = this.limiter.evaluate(new ServletRateLimitRequest(request));
+			ServletRateLimitRequest view = new ServletRateLimitRequest(request);
+			decision = (endpoint != null) ? this.limiter.evaluate(view, endpoint) : this.limiter.evaluate(view);
 		}
 		catch (RuntimeException ex) {
 			this.listener.onFailure(request, ex);
