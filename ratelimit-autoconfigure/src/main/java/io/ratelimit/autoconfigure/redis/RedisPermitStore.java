@@ -47,6 +47,9 @@ import org.jspecify.annotations.Nullable;
  */
 final class RedisPermitStore implements PermitStore, AutoCloseable {
 
+	/** Renewals failing one after another that end a round: Redis is away. */
+	private static final int RENEWAL_FAILURES_BEFORE_GIVING_UP_A_ROUND = 3;
+
 	private static final Log logger = LogFactory.getLog(RedisPermitStore.class);
 
 	private static final HexFormat HEX = HexFormat.of();
@@ -167,6 +170,7 @@ final class RedisPermitStore implements PermitStore, AutoCloseable {
 	 * Renews every permit this replica holds. Runs in the background, never on a request.
 	 */
 	void renewAll() {
+		int failuresInARow = 0;
 		for (RedisPermit permit : this.held) {
 			try {
 				Long renewed = scripting().eval(RENEW, ScriptOutputType.INTEGER, new byte[][] { permit.key }, permit.id,
@@ -176,13 +180,18 @@ final class RedisPermitStore implements PermitStore, AutoCloseable {
 					this.held.remove(permit);
 					this.lostPermits.increment();
 				}
+				failuresInARow = 0;
 			}
 			catch (RuntimeException ex) {
-				// Redis unreachable: the next round tries again, while the permit lives.
 				if (logger.isDebugEnabled()) {
-					logger.debug("Permits could not be renewed", ex);
+					logger.debug("A permit could not be renewed", ex);
 				}
-				return;
+				// One timeout must not leave the permits after it unrenewed (they would expire
+				// while held); several in a row mean Redis is away, and the next round tries
+				// again while the permits live.
+				if (++failuresInARow >= RENEWAL_FAILURES_BEFORE_GIVING_UP_A_ROUND) {
+					return;
+				}
 			}
 		}
 	}

@@ -18,7 +18,7 @@ import jakarta.servlet.http.HttpServletResponse;
  * or, for a request that went asynchronous, when it completes, times out or fails.
  * <p>
  * Only an answer of the application is a latency sample ({@link Completion#SUCCESS} for
- * 2xx and 3xx): a 4xx is the caller's doing and usually cheap, a 5xx or an exception says
+ * 2xx; a redirect or a 304 costs next to nothing): a 4xx is the caller's doing and usually cheap, a 5xx or an exception says
  * nothing about queueing, a client abort (an {@link IOException} from the chain) measures
  * the client, and a request the limiter answered itself never reached the application.
  * Fast answers like these, which a caller can produce at will, would otherwise pass for an
@@ -70,7 +70,9 @@ final class PermitHoldingChain implements FilterChain {
 
 	static Completion completionOf(ServletResponse response) {
 		int status = (response instanceof HttpServletResponse http) ? http.getStatus() : 200;
-		return (status >= 200 && status < 400) ? Completion.SUCCESS : Completion.IGNORED;
+		// 2xx only: a redirect or a 304 costs the application next to nothing, and any
+		// caller can have one at will; its latency would read as a queue-free baseline.
+		return (status >= 200 && status < 300) ? Completion.SUCCESS : Completion.IGNORED;
 	}
 
 	private static final class Release implements AsyncListener {

@@ -153,6 +153,22 @@ public class RateLimitFilter implements Filter {
 			chain.doFilter((cached != null) ? cached.forApplication() : request, response);
 			return;
 		}
+		HeldPermits permits = decision.permits();
+		if (permits == null) {
+			answer(decision, request, cached, response, chain);
+			return;
+		}
+		// From here on, whatever throws (a listener, the application), the permits go back.
+		try {
+			answer(decision, request, cached, response, chain);
+		}
+		finally {
+			InFlightRelease.whenResponseCompletes(request, permits);
+		}
+	}
+
+	private void answer(Decision decision, HttpServletRequest request, @Nullable CachedBodyRequest cached,
+			HttpServletResponse response, FilterChain chain) throws IOException, ServletException {
 		this.listener.onDecision(request, decision);
 		if (decision.outcome() == Decision.Outcome.UNKNOWN_ENDPOINT) {
 			ProblemResponses.notFound(request, response);
@@ -164,27 +180,12 @@ public class RateLimitFilter implements Filter {
 		}
 		decision.forEachHeader(response::setHeader);
 		HttpServletRequest forApplication = (cached != null) ? cached.forApplication() : request;
-		HeldPermits permits = decision.permits();
-		if (permits == null) {
-			run(decision, forApplication, response, chain);
-			return;
-		}
-		try {
-			run(decision, forApplication, response, chain);
-		}
-		finally {
-			InFlightRelease.whenResponseCompletes(forApplication, permits);
-		}
-	}
-
-	private void run(Decision decision, HttpServletRequest request, HttpServletResponse response, FilterChain chain)
-			throws IOException, ServletException {
 		LoginAttempt attempt = decision.attempt();
 		if (attempt != null) {
-			this.logins.run(attempt, request, response, chain);
+			this.logins.run(attempt, forApplication, response, chain);
 			return;
 		}
-		chain.doFilter(request, response);
+		chain.doFilter(forApplication, response);
 	}
 
 }

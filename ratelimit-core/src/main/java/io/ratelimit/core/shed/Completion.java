@@ -7,7 +7,7 @@ package io.ratelimit.core.shed;
 public enum Completion {
 
 	/**
-	 * The application answered (2xx or 3xx): its latency is a sample of the service's load.
+	 * The application answered (2xx): its latency is a sample of the service's load.
 	 */
 	SUCCESS,
 

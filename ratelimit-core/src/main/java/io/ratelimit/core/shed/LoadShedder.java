@@ -115,17 +115,17 @@ public final class LoadShedder {
 				if (!this.shadow) {
 					return null;
 				}
-				return new Permit(this, priority, now, this.inFlight.incrementAndGet(), probing);
+				return new Permit(this, priority, now, this.inFlight.incrementAndGet(), probing, !endpoint.isUnknown());
 			}
 			if (this.inFlight.compareAndSet(current, current + 1)) {
-				return new Permit(this, priority, now, current + 1, probing);
+				return new Permit(this, priority, now, current + 1, probing, !endpoint.isUnknown());
 			}
 		}
 	}
 
 	void release(Permit permit, Completion completion) {
 		this.inFlight.decrementAndGet();
-		if (completion == Completion.IGNORED) {
+		if (completion == Completion.IGNORED || !permit.sampled()) {
 			return;
 		}
 		long now = this.time.nanoTime();
@@ -167,7 +167,8 @@ public final class LoadShedder {
 	}
 
 	private int ceiling(Priority priority, int limit) {
-		return (priority == Priority.CRITICAL) ? limit : (int) (limit * this.shares[priority.ordinal()]);
+		// At least one: a small limit (a floor of 1 or 2, a probe at 1) must not shut a class out.
+		return (priority == Priority.CRITICAL) ? limit : Math.max(1, (int) (limit * this.shares[priority.ordinal()]));
 	}
 
 	/**

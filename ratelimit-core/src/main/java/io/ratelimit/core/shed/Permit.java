@@ -23,14 +23,18 @@ public final class Permit {
 
 	private final boolean probing;
 
+	private final boolean sampled;
+
 	private volatile int released;
 
-	Permit(LoadShedder shedder, Priority priority, long startNanos, int inFlightAtStart, boolean probing) {
+	Permit(LoadShedder shedder, Priority priority, long startNanos, int inFlightAtStart, boolean probing,
+			boolean sampled) {
 		this.shedder = shedder;
 		this.priority = priority;
 		this.startNanos = startNanos;
 		this.inFlightAtStart = inFlightAtStart;
 		this.probing = probing;
+		this.sampled = sampled;
 	}
 
 	/**
@@ -62,6 +66,15 @@ public final class Permit {
 
 	boolean admittedWhileProbing() {
 		return this.probing;
+	}
+
+	/**
+	 * Whether the request's latency may be a sample of the application's: not for a path no
+	 * handler of the application serves (a static file, a 404), which any caller can ask
+	 * for at will and which costs next to nothing.
+	 */
+	boolean sampled() {
+		return this.sampled;
 	}
 
 }

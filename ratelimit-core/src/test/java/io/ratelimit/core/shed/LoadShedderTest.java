@@ -162,6 +162,33 @@ class LoadShedderTest {
 	}
 
 	@Test
+	void releaseWhenPathServedByNoHandlerThenLatencyIsNoSample() {
+		// A static file or a 404 answers in microseconds whenever anyone asks: taken as the
+		// no-load latency, it would make every real request look queued.
+		LoadShedder shedder = LoadShedder.builder(PRIORITIES).time(this.time).limits(4, 20, 200).build();
+		roundTrip(shedder, EndpointTemplate.UNKNOWN, 1, Duration.ofNanos(50_000));
+		roundTrip(shedder, EndpointTemplate.SERVED_UNKNOWN, 1, Duration.ofNanos(50_000));
+		assertThat(shedder.noLoadLatency()).isNull();
+		for (int round = 0; round < 5; round++) {
+			roundTrip(shedder, ORDERS, 12, Duration.ofMillis(20));
+		}
+		assertThat(shedder.noLoadLatency()).isEqualTo(Duration.ofMillis(20));
+		assertThat(shedder.currentLimit()).isGreaterThanOrEqualTo(20);
+	}
+
+	@Test
+	void acquireWhenLimitIsSmallThenEveryClassKeepsAPlace() {
+		LoadShedder shedder = fixed(1).build();
+		Permit sheddable = shedder.acquire(REPORTS);
+		assertThat(sheddable).as("a limit of 1 leaves the sheddable class its one place").isNotNull();
+		sheddable.release(Completion.IGNORED);
+		assertThat(shedder.ceiling(Priority.DEFAULT)).isEqualTo(1);
+		assertThat(shedder.ceiling(Priority.SHEDDABLE)).isEqualTo(1);
+		assertThat(shedder.acquire(ORDERS)).isNotNull();
+		assertThat(shedder.acquire(PAYMENTS)).as("the limit is full").isNull();
+	}
+
+	@Test
 	void releaseWhenDroppedThenLimitFalls() {
 		LoadShedder shedder = LoadShedder.builder(PRIORITIES).time(this.time).limits(4, 20, 200).build();
 		roundTrip(shedder, ORDERS, 16, Duration.ofMillis(10));
