@@ -27,9 +27,10 @@ import org.jspecify.annotations.Nullable;
  * then a script that writes the new state only if the old one is still there. When this
  * process was the last to write a bucket, the state it wrote is the state in Redis, so the
  * {@code GET} is skipped: the script alone decides, one round trip. When another replica
- * wrote since, the script finds different bytes and refuses; Bucket4j then retries, and the
- * retry reads the state from Redis as before. A guess can cost a round trip, never
- * correctness: only the script writes, and it writes only over the bytes it was given.
+ * wrote since, the script finds different bytes, refuses, and answers with those bytes
+ * ({@link StateSwap}); Bucket4j's retry starts from them without a {@code GET}. A guess can
+ * cost a round trip, never correctness: only the script writes, and it writes only over the
+ * bytes it was given.
  * <p>
  * A request that the last-seen state refuses is refused without any round trip (Bucket4j
  * writes nothing when it consumes nothing). That is exact too: every write after the one
@@ -51,6 +52,8 @@ final class LastSeenStateProxyManager extends LettuceBasedProxyManager<byte[]> {
 
 	private final ExpirationAfterWriteStrategy expiration;
 
+	private final StateSwap swap;
+
 	private final Cache<ByteBuffer, SeenState> seen;
 
 	private final LongAdder answers = new LongAdder();
@@ -68,13 +71,15 @@ final class LastSeenStateProxyManager extends LettuceBasedProxyManager<byte[]> {
 	/**
 	 * Creates a proxy manager.
 	 * @param builder Bucket4j's builder, configured with {@code expiration} among the rest
+	 * @param swap the compare-and-swap over the builder's connection
 	 * @param expiration the expiry of the builder, which also bounds how long a seen state
 	 * is kept
 	 * @param maximumStates the most bucket states kept
 	 */
-	LastSeenStateProxyManager(Bucket4jLettuce.LettuceBasedProxyManagerBuilder<byte[]> builder,
+	LastSeenStateProxyManager(Bucket4jLettuce.LettuceBasedProxyManagerBuilder<byte[]> builder, StateSwap swap,
 			ExpirationAfterWriteStrategy expiration, long maximumStates) {
 		super(builder);
+		this.swap = swap;
 		this.expiration = expiration;
 		this.seen = Caffeine.newBuilder()
 			.maximumSize(maximumStates)
@@ -90,15 +95,17 @@ final class LastSeenStateProxyManager extends LettuceBasedProxyManager<byte[]> {
 	/**
 	 * Creates a proxy manager that shares the states another one saw.
 	 * @param builder Bucket4j's builder, configured as the other's
+	 * @param swap the compare-and-swap over the builder's connection
 	 * @param sharing the manager whose states this one reads and writes
 	 * @param issued told of each command issued by an asynchronous operation, after it is
 	 * @param issuedUrgently told instead when the operation lost compare-and-swaps to other
 	 * writers twice after reading the state from Redis: its retries should not wait for
 	 * company, or contention on a hot key would cost a batching window per retry
 	 */
-	LastSeenStateProxyManager(Bucket4jLettuce.LettuceBasedProxyManagerBuilder<byte[]> builder,
+	LastSeenStateProxyManager(Bucket4jLettuce.LettuceBasedProxyManagerBuilder<byte[]> builder, StateSwap swap,
 			LastSeenStateProxyManager sharing, Runnable issued, Runnable issuedUrgently) {
 		super(builder);
+		this.swap = swap;
 		this.expiration = sharing.expiration;
 		this.seen = sharing.seen;
 		this.failures = sharing.failures;
@@ -153,6 +160,22 @@ final class LastSeenStateProxyManager extends LettuceBasedProxyManager<byte[]> {
 		return new AsyncFromLastSeenState(ByteBuffer.wrap(key), super.beginAsyncCompareAndSwapOperation(key));
 	}
 
+	private long ttlMillis(RemoteBucketState state) {
+		return this.expiration.calculateTimeToLiveMillis(state, currentTimeNanos());
+	}
+
+	/** Remembers a state Redis answered with, or that there was no bucket. */
+	private Optional<byte[]> read(ByteBuffer key, byte @Nullable [] bytes) {
+		if (bytes != null) {
+			saw(key, bytes, new MutableBucketEntry(bytes).get());
+		}
+		else {
+			// Bucket4j answers "no bucket" and comes straight back to create it.
+			this.seen.put(key, SeenState.ABSENT);
+		}
+		return Optional.ofNullable(bytes);
+	}
+
 	private void saw(ByteBuffer key, byte[] bytes, RemoteBucketState state) {
 		long ttlMillis = this.expiration.calculateTimeToLiveMillis(state, currentTimeNanos());
 		if (ttlMillis > 0) {
@@ -175,6 +198,9 @@ final class LastSeenStateProxyManager extends LettuceBasedProxyManager<byte[]> {
 
 		private boolean guessed;
 
+		/** What the last lost swap found in Redis, for the retry to start from. */
+		private StateSwap.@Nullable Answer lost;
+
 		FromLastSeenState(ByteBuffer key, CompareAndSwapOperation redis) {
 			this.key = key;
 			this.redis = redis;
@@ -189,18 +215,16 @@ final class LastSeenStateProxyManager extends LettuceBasedProxyManager<byte[]> {
 					return Optional.ofNullable(state.bytes());
 				}
 			}
+			StateSwap.Answer lost = this.lost;
+			if (lost != null) {
+				this.lost = null;
+				return Optional.ofNullable(lost.current());
+			}
 			checkNoFailureWhileWaiting(this.key);
 			try {
 				Optional<byte[]> data = this.redis.getStateData(timeoutNanos);
 				LastSeenStateProxyManager.this.answers.increment();
-				if (data.isPresent()) {
-					saw(this.key, data.get(), new MutableBucketEntry(data.get()).get());
-				}
-				else {
-					// Bucket4j answers "no bucket" and comes straight back to create it.
-					LastSeenStateProxyManager.this.seen.put(this.key, SeenState.ABSENT);
-				}
-				return data;
+				return read(this.key, data.orElse(null));
 			}
 			catch (RuntimeException ex) {
 				LastSeenStateProxyManager.this.seen.invalidate(this.key);
@@ -214,18 +238,23 @@ final class LastSeenStateProxyManager extends LettuceBasedProxyManager<byte[]> {
 			// Forgotten first: if the write times out, nobody knows what Redis holds.
 			LastSeenStateProxyManager.this.seen.invalidate(this.key);
 			checkNoFailureWhileWaiting(this.key);
-			boolean swapped;
+			StateSwap.Answer answer;
 			try {
-				swapped = this.redis.compareAndSwap(originalData, newData, newState, timeoutNanos);
+				answer = LastSeenStateProxyManager.this.swap.swapAndWait(this.key.array(), originalData, newData,
+						ttlMillis(newState), timeoutNanos);
 			}
 			catch (RuntimeException ex) {
 				return failed(this.key, ex);
 			}
 			LastSeenStateProxyManager.this.answers.increment();
-			if (swapped) {
+			if (answer.swapped()) {
 				saw(this.key, newData, newState);
 			}
-			return swapped;
+			else {
+				read(this.key, answer.current());
+				this.lost = answer;
+			}
+			return answer.swapped();
 		}
 
 	}
@@ -248,6 +277,9 @@ final class LastSeenStateProxyManager extends LettuceBasedProxyManager<byte[]> {
 		/** The swaps over a state read from Redis that lost to another writer. */
 		private volatile int contended;
 
+		/** What the last lost swap found in Redis, for the retry to start from. */
+		private volatile StateSwap.@Nullable Answer lost;
+
 		AsyncFromLastSeenState(ByteBuffer key, AsyncCompareAndSwapOperation redis) {
 			this.key = key;
 			this.redis = redis;
@@ -263,18 +295,18 @@ final class LastSeenStateProxyManager extends LettuceBasedProxyManager<byte[]> {
 				}
 			}
 			this.read = true;
+			StateSwap.Answer lost = this.lost;
+			if (lost != null) {
+				this.lost = null;
+				return CompletableFuture.completedFuture(Optional.ofNullable(lost.current()));
+			}
 			return issue(() -> this.redis.getStateData(timeoutNanos)).whenComplete((data, failure) -> {
 				if (failure != null) {
 					LastSeenStateProxyManager.this.seen.invalidate(this.key);
 					return;
 				}
 				LastSeenStateProxyManager.this.answers.increment();
-				if (data.isPresent()) {
-					saw(this.key, data.get(), new MutableBucketEntry(data.get()).get());
-				}
-				else {
-					LastSeenStateProxyManager.this.seen.put(this.key, SeenState.ABSENT);
-				}
+				read(this.key, data.orElse(null));
 			});
 		}
 
@@ -282,17 +314,21 @@ final class LastSeenStateProxyManager extends LettuceBasedProxyManager<byte[]> {
 		public CompletableFuture<Boolean> compareAndSwap(byte[] originalData, byte[] newData,
 				RemoteBucketState newState, Optional<Long> timeoutNanos) {
 			LastSeenStateProxyManager.this.seen.invalidate(this.key);
-			return issue(() -> this.redis.compareAndSwap(originalData, newData, newState, timeoutNanos))
-				.whenComplete((swapped, failure) -> {
-					if (failure == null) {
-						LastSeenStateProxyManager.this.answers.increment();
-						if (swapped) {
-							saw(this.key, newData, newState);
-						}
-						else if (this.read) {
+			return issue(() -> LastSeenStateProxyManager.this.swap.swap(this.key.array(), originalData, newData,
+					ttlMillis(newState), timeoutNanos))
+				.thenApply((answer) -> {
+					LastSeenStateProxyManager.this.answers.increment();
+					if (answer.swapped()) {
+						saw(this.key, newData, newState);
+					}
+					else {
+						if (this.read) {
 							this.contended++;
 						}
+						read(this.key, answer.current());
+						this.lost = answer;
 					}
+					return answer.swapped();
 				});
 		}
 

@@ -506,7 +506,8 @@ final class RedisBucketStore implements LeasableBucketStore, ServerAnswers, Auto
 		ExpirationAfterWriteStrategy expiration = ExpirationAfterWriteStrategy
 			.basedOnTimeForRefillingBucketUpToMax(KEEP_AFTER_FULL);
 		return new Connected(connection.connection(),
-				new LastSeenStateProxyManager(configured(connection, expiration), expiration, this.maximumProxies),
+				new LastSeenStateProxyManager(configured(connection, expiration), new StateSwap(connection.scripts()),
+						expiration, this.maximumProxies),
 				expiration);
 	}
 
@@ -536,9 +537,10 @@ final class RedisBucketStore implements LeasableBucketStore, ServerAnswers, Auto
 					RedisConnector.Connection connection = this.connector.connect();
 					CommandPipeline pipeline = new CommandPipeline(connection.connection(), this.flushWindow,
 							FLUSH_COMMANDS, "ratelimit-redis-flush");
-					current = new Pipelined(pipeline, new LastSeenStateProxyManager(
-							configured(connection, connected.expiration()), connected.proxies(), pipeline::issued,
-							pipeline::issuedUrgently));
+					current = new Pipelined(pipeline,
+							new LastSeenStateProxyManager(configured(connection, connected.expiration()),
+									new StateSwap(connection.scripts()), connected.proxies(), pipeline::issued,
+									pipeline::issuedUrgently));
 					this.pipelined = current;
 				}
 			}

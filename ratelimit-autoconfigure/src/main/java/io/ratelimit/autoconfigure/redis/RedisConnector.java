@@ -9,6 +9,7 @@ import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
@@ -60,7 +61,7 @@ interface RedisConnector {
 			@Override
 			public Connection connect() {
 				StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
-				return new Connection(connection, Bucket4jLettuce.casBasedBuilder(connection));
+				return new Connection(connection, Bucket4jLettuce.casBasedBuilder(connection), connection.async());
 			}
 
 			@Override
@@ -83,7 +84,7 @@ interface RedisConnector {
 			@Override
 			public Connection connect() {
 				StatefulRedisClusterConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
-				return new Connection(connection, Bucket4jLettuce.casBasedBuilder(connection));
+				return new Connection(connection, Bucket4jLettuce.casBasedBuilder(connection), connection.async());
 			}
 
 			@Override
@@ -95,13 +96,16 @@ interface RedisConnector {
 	}
 
 	/**
-	 * An open connection and Bucket4j's builder over it.
+	 * An open connection, Bucket4j's builder over it, and its scripting commands.
 	 *
 	 * @param connection the connection, closed with the store
 	 * @param builder Bucket4j's compare-and-swap builder over it
+	 * @param scripts the connection's scripting commands, for the store's own
+	 * compare-and-swap ({@link StateSwap})
 	 */
 	record Connection(StatefulConnection<byte[], byte[]> connection,
-			Bucket4jLettuce.LettuceBasedProxyManagerBuilder<byte[]> builder) {
+			Bucket4jLettuce.LettuceBasedProxyManagerBuilder<byte[]> builder,
+			RedisScriptingAsyncCommands<byte[], byte[]> scripts) {
 	}
 
 }
