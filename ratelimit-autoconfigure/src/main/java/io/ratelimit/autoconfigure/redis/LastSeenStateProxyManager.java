@@ -66,8 +66,6 @@ final class LastSeenStateProxyManager extends LettuceBasedProxyManager<byte[]> {
 
 	private final Runnable issued;
 
-	private final Runnable issuedUrgently;
-
 	/**
 	 * Creates a proxy manager.
 	 * @param builder Bucket4j's builder, configured with {@code expiration} among the rest
@@ -89,7 +87,6 @@ final class LastSeenStateProxyManager extends LettuceBasedProxyManager<byte[]> {
 		this.failures = Caffeine.newBuilder().maximumSize(maximumStates).expireAfterWrite(Duration.ofMinutes(1)).build();
 		this.issued = () -> {
 		};
-		this.issuedUrgently = this.issued;
 	}
 
 	/**
@@ -98,19 +95,15 @@ final class LastSeenStateProxyManager extends LettuceBasedProxyManager<byte[]> {
 	 * @param swap the compare-and-swap over the builder's connection
 	 * @param sharing the manager whose states this one reads and writes
 	 * @param issued told of each command issued by an asynchronous operation, after it is
-	 * @param issuedUrgently told instead when the operation lost compare-and-swaps to other
-	 * writers twice after reading the state from Redis: its retries should not wait for
-	 * company, or contention on a hot key would cost a batching window per retry
 	 */
 	LastSeenStateProxyManager(Bucket4jLettuce.LettuceBasedProxyManagerBuilder<byte[]> builder, StateSwap swap,
-			LastSeenStateProxyManager sharing, Runnable issued, Runnable issuedUrgently) {
+			LastSeenStateProxyManager sharing, Runnable issued) {
 		super(builder);
 		this.swap = swap;
 		this.expiration = sharing.expiration;
 		this.seen = sharing.seen;
 		this.failures = sharing.failures;
 		this.issued = issued;
-		this.issuedUrgently = issuedUrgently;
 	}
 
 	/**
@@ -188,7 +181,8 @@ final class LastSeenStateProxyManager extends LettuceBasedProxyManager<byte[]> {
 
 	/**
 	 * One compare-and-swap operation, over the retries of one request: the first read is the
-	 * last-seen state if there is one, every later read goes to Redis.
+	 * last-seen state if there is one, a read after a lost swap is the state the swap found,
+	 * any other goes to Redis.
 	 */
 	private final class FromLastSeenState implements CompareAndSwapOperation {
 
@@ -260,8 +254,9 @@ final class LastSeenStateProxyManager extends LettuceBasedProxyManager<byte[]> {
 	}
 
 	/**
-	 * {@link FromLastSeenState} without waiting: the first read is the last-seen state if
-	 * there is one, every later read goes to Redis.
+	 * {@link FromLastSeenState} without waiting. A retry after a lost swap waits for the next
+	 * flush like any command: it costs the pipeline no write of its own, and since a lost
+	 * swap needs no read any more, a retry is one round trip.
 	 */
 	private final class AsyncFromLastSeenState implements AsyncCompareAndSwapOperation {
 
@@ -270,12 +265,6 @@ final class LastSeenStateProxyManager extends LettuceBasedProxyManager<byte[]> {
 		private final AsyncCompareAndSwapOperation redis;
 
 		private boolean guessed;
-
-		/** Whether the state being swapped was read from Redis rather than remembered. */
-		private volatile boolean read;
-
-		/** The swaps over a state read from Redis that lost to another writer. */
-		private volatile int contended;
 
 		/** What the last lost swap found in Redis, for the retry to start from. */
 		private volatile StateSwap.@Nullable Answer lost;
@@ -294,7 +283,6 @@ final class LastSeenStateProxyManager extends LettuceBasedProxyManager<byte[]> {
 					return CompletableFuture.completedFuture(Optional.ofNullable(state.bytes()));
 				}
 			}
-			this.read = true;
 			StateSwap.Answer lost = this.lost;
 			if (lost != null) {
 				this.lost = null;
@@ -322,9 +310,6 @@ final class LastSeenStateProxyManager extends LettuceBasedProxyManager<byte[]> {
 						saw(this.key, newData, newState);
 					}
 					else {
-						if (this.read) {
-							this.contended++;
-						}
 						read(this.key, answer.current());
 						this.lost = answer;
 					}
@@ -340,10 +325,7 @@ final class LastSeenStateProxyManager extends LettuceBasedProxyManager<byte[]> {
 			catch (RuntimeException ex) {
 				return CompletableFuture.failedFuture(ex);
 			}
-			// One lost race waits for company like any command; a second means a hot key.
-			((this.contended > 1) ? LastSeenStateProxyManager.this.issuedUrgently
-					: LastSeenStateProxyManager.this.issued)
-				.run();
+			LastSeenStateProxyManager.this.issued.run();
 			return answer;
 		}
 

@@ -539,8 +539,7 @@ final class RedisBucketStore implements LeasableBucketStore, ServerAnswers, Auto
 							FLUSH_COMMANDS, "ratelimit-redis-flush");
 					current = new Pipelined(pipeline,
 							new LastSeenStateProxyManager(configured(connection, connected.expiration()),
-									new StateSwap(connection.scripts()), connected.proxies(), pipeline::issued,
-									pipeline::issuedUrgently));
+									new StateSwap(connection.scripts()), connected.proxies(), pipeline::issued));
 					this.pipelined = current;
 				}
 			}

@@ -67,7 +67,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * replica) or by Zipf ({@code zipf_sparse_keys}). {@code ratelimit.experiment.modes}
  * chooses the modes, {@code ratelimit.experiment.rps} the limit (capacity one second of it)
  * and {@code ratelimit.experiment.flush-ms} the flush interval of batched mode's pipelined
- * connection.
+ * connection. {@code ratelimit.experiment.fault} adds a failure to every row: {@code kill}
+ * kills the third replica in the middle of the window (its senders stop, nothing more it
+ * sends reaches Redis, and it gives nothing back), {@code outage} stops Redis for 2 s from
+ * 3 s into the window (every connection closed, new ones refused).
  * <p>
  * Reported per row, over the window: round trips per decision (each command of the request
  * path, plus each write of the pipelined connection that carried commands); Redis commands
@@ -80,7 +83,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * decisions of all replicas, merged in send-time order from the key's first decision, are
  * replayed through an exact token bucket of the same limits, and the per-key differences
  * between admitted-by-the-run and admitted-by-the-replay over the window are summed and
- * divided by the window's decisions. A decision counts in the window by the time it was sent.
+ * divided by the window's decisions; the excess is the sum of the per-key amounts the run
+ * admitted beyond the replay. A decision counts in the window by the time it was sent.
  * The fallbacks are the window's decisions taken by the failure mode (a timeout, or the
  * cooldown after three): a row with any was partly decided locally. A line per row
  * before the table adds how late the senders ran behind their schedule, the admissions
@@ -143,6 +147,16 @@ class BatchedGlobalExperiment {
 	private static final int[] DELAYS_MILLIS = Arrays.stream(System.getProperty("ratelimit.experiment.delays", "0,1,20")
 		.split(",")).mapToInt((delay) -> Integer.parseInt(delay.strip())).toArray();
 
+	/** The failure played in every row. */
+	private static final Fault FAULT = Fault
+		.valueOf(System.getProperty("ratelimit.experiment.fault", "none").strip().toUpperCase(Locale.ROOT));
+
+	private static final long KILL_AT_NANOS = WARM_UP_NANOS + WINDOW_NANOS / 2;
+
+	private static final long OUTAGE_FROM_NANOS = WARM_UP_NANOS + Duration.ofSeconds(3).toNanos();
+
+	private static final long OUTAGE_NANOS = Duration.ofSeconds(2).toNanos();
+
 	/** The lease sizing's horizon and the idle return of batched mode: the defaults unless set. */
 	private static final Duration HORIZON = Duration.ofMillis(Long.getLong("ratelimit.experiment.horizon-ms", 100));
 
@@ -152,6 +166,12 @@ class BatchedGlobalExperiment {
 	enum Mode {
 
 		EXACT, BATCHED
+
+	}
+
+	enum Fault {
+
+		NONE, KILL, OUTAGE
 
 	}
 
@@ -236,6 +256,16 @@ class BatchedGlobalExperiment {
 			List<Sender> senders = startSenders(replicas, workload, start, senders(delay));
 			awaitNanoTime(start + WARM_UP_NANOS);
 			Counts before = Counts.of(commands, replicas);
+			if (FAULT == Fault.KILL) {
+				awaitNanoTime(start + KILL_AT_NANOS);
+				replicas.get(REPLICAS - 1).kill();
+			}
+			else if (FAULT == Fault.OUTAGE) {
+				awaitNanoTime(start + OUTAGE_FROM_NANOS);
+				replicas.forEach((replica) -> replica.proxy.down());
+				awaitNanoTime(start + OUTAGE_FROM_NANOS + OUTAGE_NANOS);
+				replicas.forEach((replica) -> replica.proxy.up());
+			}
 			awaitNanoTime(start + WARM_UP_NANOS + WINDOW_NANOS);
 			Counts after = Counts.of(commands, replicas);
 			for (Sender sender : senders) {
@@ -292,6 +322,8 @@ class BatchedGlobalExperiment {
 		private final @Nullable LeasedBucketStore leases;
 
 		private final @Nullable ExecutorService background;
+
+		private volatile boolean killed;
 
 		private Replica(DelayingTcpProxy proxy, RedisBucketStore redis, FailoverBucketStore store,
 				LongAdder commandsSent, @Nullable LeasedBucketStore leases, @Nullable ExecutorService background) {
@@ -352,11 +384,20 @@ class BatchedGlobalExperiment {
 					Duration.ofSeconds(5), TimeSource.system());
 		}
 
+		/**
+		 * Kills the replica: its senders stop, and nothing it sends from now on reaches
+		 * Redis, its charges and returns under way included.
+		 */
+		void kill() {
+			this.killed = true;
+			this.proxy.hang();
+		}
+
 		@Override
 		public void close() throws Exception {
 			// Leases go back at no delay: a thousand of them at 40 ms each would take a minute.
 			this.proxy.delay(Duration.ZERO);
-			if (this.leases != null) {
+			if (this.leases != null && !this.killed) {
 				this.leases.close();
 			}
 			if (this.background != null) {
@@ -419,6 +460,9 @@ class BatchedGlobalExperiment {
 					return;
 				}
 				awaitNanoTime(due);
+				if (this.replica.killed) {
+					return;
+				}
 				int key = this.workload.next(this.random);
 				long sent = System.nanoTime();
 				boolean admitted = this.replica.store.tryConsume(new BucketKey(7, key), LIMITS, 1).consumed();
@@ -499,6 +543,7 @@ class BatchedGlobalExperiment {
 		double perNano = capacity / LIMITS.refillPeriodNanos();
 		long replayAdmitted = 0;
 		long deviation = 0;
+		long excess = 0;
 		int i = 0;
 		while (i < order.length) {
 			int key = all.keys[order[i]];
@@ -519,8 +564,9 @@ class BatchedGlobalExperiment {
 			}
 			replayAdmitted += exact;
 			deviation += Math.abs(run - exact);
+			excess += Math.max(0, run - exact);
 		}
-		return new Replay(replayAdmitted, deviation);
+		return new Replay(replayAdmitted, deviation, excess);
 	}
 
 	/**
@@ -528,17 +574,20 @@ class BatchedGlobalExperiment {
 	 *
 	 * @param admitted the decisions the exact bucket admitted
 	 * @param deviation the sum over keys of the differences between its admissions and the run's
+	 * @param excess the sum over keys of what the run admitted beyond it
 	 */
-	record Replay(long admitted, long deviation) {
+	record Replay(long admitted, long deviation, long excess) {
 	}
 
 	/** Counters read at the window's edges. */
-	record Counts(Map<String, Long> serverCommands, long clientCommands, long roundTrips, long fallbacks,
-			LeaseTotals leases) {
+	record Counts(Map<String, Long> serverCommands, long clientCommands, long roundTrips, long pipelineWrites,
+			long pipelineCommands, long fallbacks, LeaseTotals leases) {
 
 		static Counts of(CommandStats commands, List<Replica> replicas) {
 			long sent = 0;
 			long roundTrips = 0;
+			long pipelineWrites = 0;
+			long pipelineCommands = 0;
 			long fallbacks = 0;
 			LeaseTotals leases = LeaseTotals.NONE;
 			for (Replica replica : replicas) {
@@ -547,12 +596,14 @@ class BatchedGlobalExperiment {
 				// connection's commands share its writes.
 				RedisBucketStore.PipelineStats pipeline = replica.redis.pipelineStats();
 				roundTrips += replica.commandsSent.sum() - pipeline.commands() + pipeline.roundTrips();
+				pipelineWrites += pipeline.roundTrips();
+				pipelineCommands += pipeline.commands();
 				fallbacks += replica.store.fallbacks();
 				if (replica.leases != null) {
 					leases = leases.plus(replica.leases.leaseStats());
 				}
 			}
-			return new Counts(commands.calls(), sent, roundTrips, fallbacks, leases);
+			return new Counts(commands.calls(), sent, roundTrips, pipelineWrites, pipelineCommands, fallbacks, leases);
 		}
 
 		long serverCommandsSince(Counts before) {
@@ -593,13 +644,14 @@ class BatchedGlobalExperiment {
 	/** One configuration's figures over the window. */
 	record Row(Duration delay, Mode mode, Workload workload, long decisions, double commandsPerDecision,
 			double clientCommandsPerDecision, double roundTripsPerDecision, long p50Nanos, long p99Nanos, long lateP99Nanos, long admitted,
-			long replayAdmitted, long deviation, long fallbacks, long[] admittedPerSecond, long[] admittedByReplica) {
+			long replayAdmitted, long deviation, long excess, long fallbacks, long[] admittedPerSecond,
+			long[] admittedByReplica) {
 
 		static final String HEADER = """
 				| One-way delay | Mode | Workload | Decisions/s | Redis commands / decision (INFO commandstats) \
 				| Client commands / decision | Round trips / decision | P50 (ms) | P99 (ms) | Admitted | Exact replay admitted \
-				| Throttling deviation | Fallbacks |
-				|---|---|---|---|---|---|---|---|---|---|---|---|---|""";
+				| Throttling deviation | Excess over the replay | Fallbacks | Fault |
+				|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|""";
 
 		static Row of(Duration delay, Mode mode, Workload workload, Decisions all, Counts before, Counts after) {
 			List<Long> latencies = new ArrayList<>();
@@ -625,7 +677,7 @@ class BatchedGlobalExperiment {
 					(double) (after.clientCommands() - before.clientCommands()) / Math.max(1, decisions),
 					(double) (after.roundTrips() - before.roundTrips()) / Math.max(1, decisions),
 					percentile(latencies, 0.50), percentile(latencies, 0.99), percentile(lateness, 0.99), admitted,
-					replay.admitted(), replay.deviation(), after.fallbacks() - before.fallbacks(), perSecond,
+					replay.admitted(), replay.deviation(), replay.excess(), after.fallbacks() - before.fallbacks(), perSecond,
 					byReplica);
 		}
 
@@ -640,12 +692,13 @@ class BatchedGlobalExperiment {
 		String markdown() {
 			double seconds = WINDOW_NANOS / 1e9;
 			return String.format(Locale.ROOT,
-					"| %d ms | %s | %s | %,.0f | %.4f | %.4f | %.4f | %.3f | %.3f | %s | %s | %.2f %% | %d |",
+					"| %d ms | %s | %s | %,.0f | %.4f | %.4f | %.4f | %.3f | %.3f | %s | %s | %.2f %% | %,d | %d | %s |",
 					this.delay.toMillis(), this.mode.name().toLowerCase(Locale.ROOT), this.workload.label,
 					this.decisions / seconds, this.commandsPerDecision, this.clientCommandsPerDecision,
 					this.roundTripsPerDecision,
 					this.p50Nanos / 1e6, this.p99Nanos / 1e6, admitted(this.admitted), admitted(this.replayAdmitted),
-					100.0 * this.deviation / Math.max(1, this.decisions), this.fallbacks);
+					100.0 * this.deviation / Math.max(1, this.decisions), this.excess, this.fallbacks,
+					FAULT.name().toLowerCase(Locale.ROOT));
 		}
 
 		/** Hot key: the rate against the limit; 1,000 keys: the share of decisions. */
@@ -661,9 +714,13 @@ class BatchedGlobalExperiment {
 		String details(Counts before, Counts after) {
 			LeaseTotals leases = after.leases().minus(before.leases());
 			return String.format(Locale.ROOT,
-					"late P99 %.1f ms; admitted each second %s, by replica %s; commands %s; leases: waits %d, "
-							+ "refills %d, failed %d, returned %.0f tokens",
-					this.lateP99Nanos / 1e6, Arrays.toString(this.admittedPerSecond),
+					"late P99 %.1f ms; pipelined: %d writes carrying %d commands, %d commands besides; admitted each "
+							+ "second %s, by replica %s; commands %s; leases: waits %d, refills %d, failed %d, "
+							+ "returned %.0f tokens",
+					this.lateP99Nanos / 1e6, after.pipelineWrites() - before.pipelineWrites(),
+					after.pipelineCommands() - before.pipelineCommands(),
+					(after.clientCommands() - before.clientCommands())
+							- (after.pipelineCommands() - before.pipelineCommands()), Arrays.toString(this.admittedPerSecond),
 					Arrays.toString(this.admittedByReplica),
 					after.serverCommandsByNameSince(before), leases.sharedWaits(), leases.refills(),
 					leases.refillFailures(), (double) leases.returnedUnits() / BucketLimits.UNITS_PER_TOKEN);

@@ -52,6 +52,8 @@ public final class DelayingTcpProxy implements AutoCloseable {
 
 	private volatile boolean hung;
 
+	private volatile boolean down;
+
 	private volatile boolean closed;
 
 	private DelayingTcpProxy(String targetHost, int targetPort, Duration delay) throws IOException {
@@ -122,6 +124,24 @@ public final class DelayingTcpProxy implements AutoCloseable {
 	}
 
 	/**
+	 * Goes down as a stopped server does: every open connection is closed, and new ones are
+	 * closed as soon as they are accepted, until {@link #up()}.
+	 */
+	public void down() {
+		this.down = true;
+		for (Socket socket : this.sockets) {
+			closeQuietly(socket);
+		}
+	}
+
+	/**
+	 * Accepts and forwards connections again after {@link #down()}.
+	 */
+	public void up() {
+		this.down = false;
+	}
+
+	/**
 	 * Returns whether the proxy is hanging.
 	 * @return whether nothing is forwarded
 	 */
@@ -156,6 +176,10 @@ public final class DelayingTcpProxy implements AutoCloseable {
 				continue; // closed: the loop ends
 			}
 			this.connections.incrementAndGet();
+			if (this.down) {
+				closeQuietly(client);
+				continue;
+			}
 			try {
 				connect(client);
 			}
