@@ -87,11 +87,11 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 
 	private static final int DEFAULT_CLOSE_SECONDS = 2;
 
-	/** Far enough ahead to mean "never" without overflowing a comparison of clock readings. */
-	private static final long NO_CREDIT_UNTIL_GRANT_NANOS = 1L << 62;
-
-	/** How long a replica leaves a key's shared bucket alone after a background lease failed. */
-	private static final long QUIET_AFTER_FAILURE_NANOS = Duration.ofSeconds(1).toNanos();
+	/**
+	 * How long a replica leaves a key's shared bucket alone after a background lease failed,
+	 * and gives no key credit.
+	 */
+	static final long QUIET_AFTER_FAILURE_NANOS = Duration.ofSeconds(1).toNanos();
 
 	private final LeasableBucketStore shared;
 
@@ -113,13 +113,7 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 
 	private final LongAdder returnedUnits = new LongAdder();
 
-	private final LongAdder coldStarts = new LongAdder();
-
-	/** What grants showed of the shared buckets of recent keys, outliving their leases. */
-	private final Cache<BucketKey, SharedSeen> sharedSeen;
-
-	/** No credit before this time: a lease call failed shortly before. */
-	private volatile long creditPausedUntil;
+	private final ColdKeyCredit coldKeyCredit;
 
 	private final LongAdder owedUnits = new LongAdder();
 
@@ -140,10 +134,8 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 		this.work = new LeaseWork(Objects.requireNonNull(background, "background must not be null"),
 				MAXIMUM_QUEUED_TASKS);
 		this.time = Objects.requireNonNull(time, "time must not be null");
-		this.creditPausedUntil = time.nanoTime();
-		// Bounded like the leases: churning through more keys than that forgets what the
-		// oldest showed, and their next cold start gets credit again.
-		this.sharedSeen = Caffeine.newBuilder().maximumSize(maximumLeases).build();
+		this.coldKeyCredit = new ColdKeyCredit(sizing, maximumLeases, time,
+				(key, lease, call) -> this.work.refill(() -> call.runInBackground(key, lease, this)));
 		this.leases = Caffeine.newBuilder()
 			.maximumSize(maximumLeases)
 			.expireAfterAccess(idleReturn)
@@ -186,7 +178,7 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 				long now = this.time.nanoTime();
 				lease.demand(units, now);
 				if (lease.units() < units && lease.mustWaitForShared()) {
-					if (startOnCredit(key, lease, limits, units, now)) {
+					if (this.coldKeyCredit.startCold(key, lease, limits, units, now)) {
 						return decide(key, lease, limits, units, now);
 					}
 					// Beyond the credit, a cold key's request joins its first lease call.
@@ -194,7 +186,7 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 				}
 				else {
 					if (lease.units() < units) {
-						creditAgain(key, lease, limits, units, now);
+						this.coldKeyCredit.giveAgain(key, lease, limits, units, now);
 					}
 					return decide(key, lease, limits, units, now);
 				}
@@ -261,7 +253,7 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 		}
 		return new LeaseStats(this.leases.estimatedSize(), leased, this.localDecisions.sum(), this.sharedWaits.sum(),
 				this.refills.sum(), this.refillFailures.sum(), this.returnedUnits.sum(), this.work.droppedReturns(),
-				this.coldStarts.sum(), this.owedUnits.sum(), this.work.pending());
+				this.coldKeyCredit.given(), this.owedUnits.sum(), this.work.pending());
 	}
 
 	/**
@@ -317,85 +309,6 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 	}
 
 	/**
-	 * Gives a cold key its credit, with the first lease call that will charge it already
-	 * queued as the key's shared call, which requests beyond the credit join. No credit
-	 * where it could go unpaid or beyond what the shared bucket holds: while the background
-	 * is saturated (the call cannot be queued), for a second after a lease call failed, and
-	 * for a key whose shared bucket was last seen holding less than the credit (until it
-	 * could have refilled that much); then the key's request waits for Redis instead. Called
-	 * under the lock.
-	 */
-	private boolean startOnCredit(BucketKey key, Lease lease, BucketLimits limits, long units, long now) {
-		long allowance = this.sizing.coldKeyUnits(limits);
-		if (!lease.mayStartOnCredit(allowance, units) || now - this.creditPausedUntil < 0) {
-			return false;
-		}
-		SharedSeen seen = this.sharedSeen.getIfPresent(key);
-		if (seen != null && seen.limits().equals(limits) && now - seen.creditFrom() < 0) {
-			return false;
-		}
-		return giveCredit(key, lease, limits, allowance, now);
-	}
-
-	/**
-	 * Gives a key whose lease ran dry credit again when its shared bucket, as its last grant
-	 * showed it and with what it refilled since, holds it (see
-	 * {@link Lease#mayCreditAgain}): a key a replica sees now and then is charged for
-	 * what it admitted instead of leasing tokens that it would give back unused. Called under
-	 * the lock.
-	 */
-	private void creditAgain(BucketKey key, Lease lease, BucketLimits limits, long units, long now) {
-		long allowance = this.sizing.coldKeyUnits(limits);
-		if (!lease.mayCreditAgain(allowance, units, now) || now - this.creditPausedUntil < 0) {
-			return;
-		}
-		SharedSeen seen = this.sharedSeen.getIfPresent(key);
-		if (seen != null && seen.limits().equals(limits) && now - seen.creditFrom() < 0) {
-			return;
-		}
-		giveCredit(key, lease, limits, allowance, now);
-	}
-
-	/**
-	 * Gives the credit, with the call that will charge it queued as the key's shared call.
-	 * Called under the lock.
-	 */
-	private boolean giveCredit(BucketKey key, Lease lease, BucketLimits limits, long allowance, long now) {
-		long batch = this.sizing.batchUnits(limits, lease.demandPerSecond(now), lease.roundTripNanos());
-		// Credit first: an executor that runs the call at once must find it to pay for.
-		lease.startOnCredit(allowance);
-		SharedCall call = new SharedCall(limits, allowance + batch, allowance, lease.generation(), now);
-		lease.sharedCall(call);
-		if (!this.work.refill(() -> call.runInBackground(key, lease, this))) {
-			lease.sharedCall(null);
-			lease.withdrawCredit();
-			return false;
-		}
-		if (lease.lastLeaseFailed()) {
-			return false; // the call ran at once and failed: its credit is withdrawn
-		}
-		this.coldStarts.increment();
-		return true;
-	}
-
-	/**
-	 * Remembers what a grant showed of the key's shared bucket, so that the key gets credit
-	 * again, once its lease is gone, only when the bucket could hold it.
-	 */
-	private void sawShared(BucketKey key, BucketLimits limits, long remainingUnits, long now) {
-		long allowance = this.sizing.coldKeyUnits(limits);
-		if (allowance == 0) {
-			return;
-		}
-		long missing = allowance - remainingUnits;
-		this.sharedSeen.put(key, new SharedSeen(limits, (missing > 0) ? now + limits.nanosToRefill(missing) : now));
-	}
-
-	private void leaseFailed(long now) {
-		this.creditPausedUntil = now + QUIET_AFTER_FAILURE_NANOS;
-	}
-
-	/**
 	 * The key's lease call that requests wait for (the key's first on this replica, or the
 	 * first after a failure): joins the one in flight, or starts it. Called under the lock.
 	 */
@@ -440,11 +353,9 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 
 	private void callFailed(BucketKey key, Lease lease, SharedCall call) {
 		long now = this.time.nanoTime();
-		leaseFailed(now);
+		this.coldKeyCredit.pause(now);
 		if (call.credit > 0) {
-			// No credit for this key again until a grant shows its bucket: an outage
-			// would otherwise hand it out, uncharged, every time the key goes cold.
-			this.sharedSeen.put(key, new SharedSeen(call.limits, now + NO_CREDIT_UNTIL_GRANT_NANOS));
+			this.coldKeyCredit.bar(key, call.limits, now);
 		}
 		lease.lock();
 		try {
@@ -491,7 +402,7 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 		return start(() -> this.shared.leaseAsync(key, limits, batch)).handle((grant, failure) -> {
 			if (failure != null) {
 				this.refillFailures.increment();
-				leaseFailed(this.time.nanoTime());
+				this.coldKeyCredit.pause(this.time.nanoTime());
 				lease.lock();
 				try {
 					lease.refilling(false);
@@ -539,7 +450,7 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 		}
 		long now = this.time.nanoTime();
 		long owed = lease.granted(grant, asked, now, now - started, credit);
-		sawShared(key, limits, grant.remainingUnits() - owed, now);
+		this.coldKeyCredit.sawShared(key, limits, grant.remainingUnits() - owed, now);
 		giveBack(key, new Returned(limits, -owed));
 		lease.quietUntil(now, quietPeriod(limits, asked, grant));
 	}
@@ -628,15 +539,6 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 	}
 
 	/**
-	 * When a key's shared bucket, as a grant showed it, could hold a cold key's credit.
-	 *
-	 * @param limits the bucket's shape then
-	 * @param creditFrom the time, by the store's clock, from which credit may be given
-	 */
-	record SharedSeen(BucketLimits limits, long creditFrom) {
-	}
-
-	/**
 	 * One lease call of a key that its requests wait for: whichever of them comes first
 	 * makes it, the others wait for its outcome.
 	 */
@@ -671,7 +573,7 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 				return this.done;
 			}
 			if (this.credit > 0) {
-				sizeAtStart(lease, store);
+				this.units = store.coldKeyCredit.unitsAtStart(lease, this.limits, this.generation, this.units);
 			}
 			return start(() -> store.shared.leaseAsync(key, this.limits, this.units)).handle((grant, failure) -> {
 				if (failure == null) {
@@ -688,28 +590,6 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 				}
 				return null;
 			});
-		}
-
-		/**
-		 * Asks for the credit used by now rather than all of it, and for a lease only as
-		 * large as the key's settled demand on this replica uses while it is held: a key
-		 * seen now and then is charged what it admitted and holds nothing it would have to
-		 * give back. The credit not used yet still comes out of what the grant brings.
-		 */
-		private void sizeAtStart(Lease lease, LeasedBucketStore store) {
-			lease.lock();
-			try {
-				if (lease.generation() != this.generation || lease.isRetired()) {
-					return;
-				}
-				long now = store.time.nanoTime();
-				long batch = store.sizing.creditBatchUnits(this.limits, lease.settledDemandPerSecond(),
-						lease.roundTripNanos());
-				this.units = Math.max(1, lease.usedCredit() + batch);
-			}
-			finally {
-				lease.unlock();
-			}
 		}
 
 		void await(BucketKey key, Lease lease, LeasedBucketStore store) {
