@@ -18,6 +18,7 @@ import java.util.concurrent.locks.ReentrantLock;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisSortedSetAsyncCommands;
 import io.lettuce.core.api.sync.RedisScriptingCommands;
 import io.lettuce.core.api.sync.RedisSortedSetCommands;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
@@ -40,6 +41,9 @@ import org.jspecify.annotations.Nullable;
  * free again at most one time to live after its last renewal. A request that outlives a
  * lost connection to Redis the same way loses its permit to expiry: the limit is then
  * briefly looser, never stuck. A release that fails is not retried: the permit expires.
+ * An acquire that fails (a timeout, a dropped connection) sends the removal of the permit it
+ * may have taken without waiting for it, so a script Redis ran, or runs once a hung
+ * connection heals, leaves no permit that no request holds.
  * <p>
  * Every failure to take a permit is thrown as a {@link RuntimeException}, for
  * {@link FailoverPermitStore} to decide what happens. Times come from the server
@@ -141,8 +145,15 @@ final class RedisPermitStore implements PermitStore, AutoCloseable {
 	public @Nullable Permit tryAcquire(BucketKey key, int limit) {
 		byte[] redisKey = redisKey(key);
 		byte[] id = (this.replica + ":" + this.sequence.incrementAndGet()).getBytes(StandardCharsets.US_ASCII);
-		Long left = scripting().eval(ACQUIRE, ScriptOutputType.INTEGER, new byte[][] { redisKey }, bytes(limit), id,
-				this.ttlArgument);
+		Long left;
+		try {
+			left = scripting().eval(ACQUIRE, ScriptOutputType.INTEGER, new byte[][] { redisKey }, bytes(limit), id,
+					this.ttlArgument);
+		}
+		catch (RuntimeException ex) {
+			giveBackUnanswered(redisKey, id);
+			throw ex;
+		}
 		if (left == null || left < 0) {
 			return null;
 		}
@@ -162,6 +173,34 @@ final class RedisPermitStore implements PermitStore, AutoCloseable {
 			if (logger.isDebugEnabled()) {
 				logger.debug("A permit could not be given back to Redis; it expires within " + this.ttlMillis + " ms",
 						ex);
+			}
+		}
+	}
+
+	/**
+	 * Removes the permit of an acquire that failed: Redis may have run its script though the
+	 * answer never came back (a timeout), or may run it later (a hung connection delivers it
+	 * when it heals), and such a permit, held by no request, would count against the caller
+	 * until it expires. The removal goes over the same connection, after the script, so Redis
+	 * runs it after the script whenever that runs; it is not awaited, so the request does not
+	 * wait for Redis a second time. Removing a permit the script never added does nothing.
+	 */
+	private void giveBackUnanswered(byte[] redisKey, byte[] id) {
+		StatefulConnection<byte[], byte[]> current = this.connection;
+		if (current == null) {
+			return; // Never connected: the script was not sent.
+		}
+		try {
+			sortedSetsAsync(current).zrem(redisKey, id).whenComplete((removed, failure) -> {
+				if (failure != null && logger.isDebugEnabled()) {
+					logger.debug("The permit of a failed acquire could not be removed; if Redis ran the script, "
+							+ "the permit expires within " + this.ttlMillis + " ms", failure);
+				}
+			});
+		}
+		catch (RuntimeException ex) {
+			if (logger.isDebugEnabled()) {
+				logger.debug("The permit of a failed acquire could not be removed", ex);
 			}
 		}
 	}
@@ -260,6 +299,15 @@ final class RedisPermitStore implements PermitStore, AutoCloseable {
 			return cluster.sync();
 		}
 		return ((StatefulRedisConnection<byte[], byte[]>) current).sync();
+	}
+
+	@SuppressWarnings("unchecked")
+	private static RedisSortedSetAsyncCommands<byte[], byte[]> sortedSetsAsync(
+			StatefulConnection<byte[], byte[]> connection) {
+		if (connection instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster) {
+			return cluster.async();
+		}
+		return ((StatefulRedisConnection<byte[], byte[]>) connection).async();
 	}
 
 	private StatefulConnection<byte[], byte[]> connected() {
