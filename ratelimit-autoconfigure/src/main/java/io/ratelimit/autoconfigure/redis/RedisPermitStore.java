@@ -41,6 +41,15 @@ import org.jspecify.annotations.Nullable;
  * free again at most one time to live after its last renewal. A request that outlives a
  * lost connection to Redis the same way loses its permit to expiry: the limit is then
  * briefly looser, never stuck. A release that fails is not retried: the permit expires.
+ * <p>
+ * Renewals run on one background thread, a round every third of the time to live. A round
+ * ends at its third failure in a row, so a Redis that is down or hangs holds the thread for
+ * about three timeouts a round, not one per permit. The permits it did not renew stay held
+ * (counted, and released as usual when their requests complete), and the next round tries
+ * them again: if Redis answers again within the time to live they are renewed and nothing
+ * is lost; if it stays away longer, they expire in Redis, free for any replica, and the
+ * first round that reaches Redis again drops them from this replica's count
+ * ({@link #lostPermits()}).
  * An acquire that fails (a timeout, a dropped connection) sends the removal of the permit it
  * may have taken without waiting for it, so a script Redis ran, or runs once a hung
  * connection heals, leaves no permit that no request holds.

@@ -1,5 +1,6 @@
 package io.ratelimit.autoconfigure.redis;
 
+import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -27,8 +28,9 @@ import static org.awaitility.Awaitility.await;
 /**
  * Permits of global in-flight limits in Redis, shared by replicas (stores of their own on
  * one Redis): together they never hold more than the limit, a live replica's permits are
- * renewed past their time to live, a dead replica's are free again within it, and when
- * Redis is down or hangs the failure mode decides.
+ * renewed past their time to live, a dead replica's are free again within it, a renewal
+ * round gives up on a hung Redis after three timeouts and keeps the permits for the next,
+ * and when Redis is down or hangs the failure mode decides.
  */
 class RedisPermitStoreTest {
 
@@ -170,6 +172,58 @@ class RedisPermitStoreTest {
 			assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofMillis(100));
 			assertThat(store.failures()).isEqualTo(3);
 			proxy.heal();
+		}
+	}
+
+	@Test
+	void renewAllWhenRedisHangsThenTheRoundEndsAfterThreeFailuresAndTheNextRenewsThePermitsKept() throws Exception {
+		URI target = URI.create(redis.url());
+		try (DelayingTcpProxy proxy = DelayingTcpProxy.start(target.getHost(), target.getPort(), Duration.ZERO)) {
+			Duration timeout = Duration.ofMillis(100);
+			RedisPermitStore holder = replica(proxy.redisUrl(), timeout);
+			RedisPermitStore other = replica();
+			BucketKey key = key();
+			for (int i = 0; i < 10; i++) {
+				assertThat(holder.tryAcquire(key, 10)).isNotNull();
+			}
+			proxy.hang();
+
+			long started = System.nanoTime();
+			holder.renewAll();
+			Duration round = Duration.ofNanos(System.nanoTime() - started);
+
+			// Three timeouts, not one per permit (ten).
+			assertThat(round).isGreaterThanOrEqualTo(timeout.multipliedBy(3)).isLessThan(timeout.multipliedBy(6));
+			assertThat(holder.permitsHeld()).as("kept for the next round").isEqualTo(10);
+			proxy.heal();
+			await().during(TTL.multipliedBy(2)).atMost(TTL.multipliedBy(3)).until(() -> other.tryAcquire(key, 10) == null);
+			assertThat(holder.permitsHeld()).isEqualTo(10);
+			assertThat(holder.lostPermits()).isZero();
+		}
+	}
+
+	@Test
+	void renewAllWhenRedisHangsLongerThanTheTtlThenThePermitsExpireAndTheHolderDropsThemWhenRedisAnswers()
+			throws Exception {
+		URI target = URI.create(redis.url());
+		try (DelayingTcpProxy proxy = DelayingTcpProxy.start(target.getHost(), target.getPort(), Duration.ZERO)) {
+			RedisPermitStore holder = replica(proxy.redisUrl(), Duration.ofMillis(100));
+			RedisPermitStore other = replica();
+			BucketKey key = key();
+			for (int i = 0; i < 10; i++) {
+				assertThat(holder.tryAcquire(key, 10)).isNotNull();
+			}
+			proxy.hang();
+
+			// Every round gives up while Redis is away; the permits are still counted as held.
+			await().during(TTL.plusMillis(300)).atMost(TTL.multipliedBy(3)).until(() -> holder.permitsHeld() == 10);
+			proxy.heal();
+
+			await().atMost(TTL.multipliedBy(2)).until(() -> holder.permitsHeld() == 0);
+			assertThat(holder.lostPermits()).isEqualTo(10);
+			for (int i = 0; i < 10; i++) {
+				assertThat(other.tryAcquire(key, 10)).as("expired, free for another replica").isNotNull();
+			}
 		}
 	}
 
