@@ -7,6 +7,8 @@ import java.net.http.HttpResponse;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -39,6 +41,12 @@ class GlobalInFlightLimitsWhenRedisHangsEndToEndTest {
 
 	private static final Duration TIMEOUT = Duration.ofMillis(200);
 
+	/**
+	 * What a request may take beyond the Redis timeout: opening a connection (a handshake
+	 * that times out too) and the server's own work, on a busy host.
+	 */
+	private static final Duration MARGIN = Duration.ofSeconds(1);
+
 	private static final HttpClient client = HttpClient.newHttpClient();
 
 	private static final AtomicInteger addresses = new AtomicInteger();
@@ -69,10 +77,13 @@ class GlobalInFlightLimitsWhenRedisHangsEndToEndTest {
 	}
 
 	@BeforeEach
-	void start() throws Exception {
+	void startRedis() throws Exception {
 		SlowHandlers.close();
 		this.server = RedisServerProcess.start();
 		this.proxy = DelayingTcpProxy.start("127.0.0.1", this.server.port(), Duration.ZERO);
+	}
+
+	private void startApplication() throws Exception {
 		this.application = new SpringApplicationBuilder(InFlightApiApplication.class).run("--server.port=0",
 				"--spring.datasource.url=" + database.url(), "--spring.datasource.username=" + database.user(),
 				"--spring.datasource.password=" + database.password(), "--spring.flyway.enabled=false",
@@ -89,7 +100,9 @@ class GlobalInFlightLimitsWhenRedisHangsEndToEndTest {
 	void stop() throws Exception {
 		SlowHandlers.open();
 		try {
-			this.application.close();
+			if (this.application != null) {
+				this.application.close();
+			}
 		}
 		finally {
 			this.proxy.close();
@@ -98,8 +111,29 @@ class GlobalInFlightLimitsWhenRedisHangsEndToEndTest {
 	}
 
 	@Test
+	void requestsWhenRedisHangsAfterTheFirstPermitThenEachIsAnsweredWithinTheTimeoutByTheLocalFailureMode()
+			throws Exception {
+		startApplication();
+		assertThat(get("/api/fast", caller()).statusCode()).isEqualTo(200);
+		this.proxy.hang();
+
+		assertAnsweredByTheLocalFailureModeWithinTheTimeout();
+	}
+
+	@Test
+	void requestsWhenRedisHangsSinceStartupThenEachIsAnsweredWithinTheTimeoutByTheLocalFailureMode()
+			throws Exception {
+		this.proxy.hang();
+		startApplication();
+
+		// The connection is opened by the requests, one attempt for all that arrive meanwhile.
+		assertAnsweredByTheLocalFailureModeWithinTheTimeout();
+	}
+
+	@Test
 	void requestsWhenAnAcquireTimedOutAndRedisAnswersAgainThenTheCallerHasItsWholeLimitBeforeTheTtl()
 			throws Exception {
+		startApplication();
 		String address = caller();
 		assertThat(get("/api/fast", address).statusCode()).isEqualTo(200);
 		this.proxy.hang();
@@ -120,6 +154,36 @@ class GlobalInFlightLimitsWhenRedisHangsEndToEndTest {
 		assertThat(second.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
 	}
 
+	/**
+	 * Sixteen callers at once, then one caller past its limit: every request is answered
+	 * within the timeout and the margin, the callers by local permits, the third request of
+	 * a caller holding two refused.
+	 */
+	private void assertAnsweredByTheLocalFailureModeWithinTheTimeout() throws Exception {
+		List<CompletableFuture<Timed>> concurrent = new ArrayList<>();
+		for (int i = 0; i < 16; i++) {
+			concurrent.add(timed("/api/fast", caller()));
+		}
+		for (CompletableFuture<Timed> request : concurrent) {
+			Timed answered = request.get(10, TimeUnit.SECONDS);
+			assertThat(answered.response().statusCode()).isEqualTo(200);
+			assertThat(answered.took()).isLessThan(TIMEOUT.plus(MARGIN));
+		}
+
+		String address = caller();
+		CompletableFuture<HttpResponse<String>> first = send("/api/slow/1", address);
+		CompletableFuture<HttpResponse<String>> second = send("/api/slow/2", address);
+		assertThat(SlowHandlers.awaitEntered(2)).isTrue();
+		Timed refused = timed("/api/fast", address).get(10, TimeUnit.SECONDS);
+		assertThat(refused.response().statusCode()).isEqualTo(429);
+		assertThat(refused.response().headers().firstValue("RateLimit-Policy"))
+			.hasValue("\"in-flight\";q=2;qu=\"concurrent-requests\"");
+		assertThat(refused.took()).isLessThan(TIMEOUT.plus(MARGIN));
+		SlowHandlers.open();
+		assertThat(first.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+		assertThat(second.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(200);
+	}
+
 	private static String caller() {
 		return "198.51.100." + addresses.incrementAndGet();
 	}
@@ -128,12 +192,21 @@ class GlobalInFlightLimitsWhenRedisHangsEndToEndTest {
 		return send(path, address).get(10, TimeUnit.SECONDS);
 	}
 
+	private CompletableFuture<Timed> timed(String path, String address) {
+		long started = System.nanoTime();
+		return send(path, address)
+			.thenApply((response) -> new Timed(response, Duration.ofNanos(System.nanoTime() - started)));
+	}
+
 	private CompletableFuture<HttpResponse<String>> send(String path, String address) {
 		int port = ((WebServerApplicationContext) this.application).getWebServer().getPort();
 		return client.sendAsync(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + path))
 			.header("X-Forwarded-For", address)
 			.timeout(Duration.ofSeconds(30))
 			.build(), HttpResponse.BodyHandlers.ofString());
+	}
+
+	private record Timed(HttpResponse<String> response, Duration took) {
 	}
 
 }

@@ -119,9 +119,12 @@ public class RateLimitRedisAutoConfiguration {
 		Duration timeout = InvalidRateLimitPropertyException.check("ratelimit.redis.timeout",
 				() -> positive(redis.getTimeout()));
 		RedisTarget target = redisTarget(beans, environment);
-		return InvalidRateLimitPropertyException.check("ratelimit.in-flight.permit-ttl",
+		RedisPermitStore permits = InvalidRateLimitPropertyException.check("ratelimit.in-flight.permit-ttl",
 				() -> new RedisPermitStore(RedisClients.connector(target, timeout), redis.getKeyPrefix(), timeout,
 						properties.getInFlight().getPermitTtl()));
+		// Connected before the first request, never failing startup (as the buckets' store).
+		permits.connect();
+		return permits;
 	}
 
 	@Bean

@@ -15,6 +15,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 
+import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -55,8 +56,10 @@ import org.jspecify.annotations.Nullable;
  * connection heals, leaves no permit that no request holds.
  * <p>
  * Every failure to take a permit is thrown as a {@link RuntimeException}, for
- * {@link FailoverPermitStore} to decide what happens. Times come from the server
- * ({@code TIME} in the scripts), so replicas whose clocks disagree still agree on expiry.
+ * {@link FailoverPermitStore} to decide what happens. A request waits for one timeout at
+ * most, or, before the connection is open, for one connection attempt, which the requests
+ * that arrive meanwhile share. Times come from the server ({@code TIME} in the scripts),
+ * so replicas whose clocks disagree still agree on expiry.
  */
 final class RedisPermitStore implements PermitStore, AutoCloseable {
 
@@ -123,6 +126,9 @@ final class RedisPermitStore implements PermitStore, AutoCloseable {
 	private final ReentrantLock connecting = new ReentrantLock();
 
 	private volatile @Nullable StatefulConnection<byte[], byte[]> connection;
+
+	/** Connection attempts that failed: a request that waited for one fails with it. */
+	private final AtomicLong failedConnects = new AtomicLong();
 
 	/**
 	 * Creates a store; connects on first use and renews every third of the time to live.
@@ -245,6 +251,26 @@ final class RedisPermitStore implements PermitStore, AutoCloseable {
 	}
 
 	/**
+	 * Opens the connection now, so that the first requests do not pay for connecting. One
+	 * attempt, bounded by the timeout; never fails: if Redis is down or hangs, the requests
+	 * connect on first use, and each follows the failure mode meanwhile. Nothing is run on
+	 * the connection: the commands an ACL user may run are those of the permits only.
+	 * @return whether the connection is open
+	 */
+	boolean connect() {
+		try {
+			connected();
+			return true;
+		}
+		catch (RuntimeException ex) {
+			if (logger.isDebugEnabled()) {
+				logger.debug("Redis could not be reached for in-flight permits at startup", ex);
+			}
+			return false;
+		}
+	}
+
+	/**
 	 * Stops renewing without giving anything back, as a replica that dies: its permits are
 	 * free again within the time to live.
 	 */
@@ -319,23 +345,53 @@ final class RedisPermitStore implements PermitStore, AutoCloseable {
 		return ((StatefulRedisConnection<byte[], byte[]>) connection).async();
 	}
 
+	/**
+	 * Returns the connection, opening it if it is not open yet. Requests that arrive while
+	 * another opens it wait for that attempt only, and fail with it: each waits for one
+	 * attempt at most (when Redis hangs, about one timeout), not for one attempt each in
+	 * turn. Once open, Lettuce reconnects by itself.
+	 */
 	private StatefulConnection<byte[], byte[]> connected() {
 		StatefulConnection<byte[], byte[]> current = this.connection;
-		if (current == null) {
-			this.connecting.lock();
-			try {
-				current = this.connection;
-				if (current == null) {
-					current = this.connector.connect().connection();
-					current.setTimeout(this.timeout);
-					this.connection = current;
+		if (current != null) {
+			return current;
+		}
+		long failedBefore = this.failedConnects.get();
+		lockForConnecting();
+		try {
+			current = this.connection;
+			if (current == null) {
+				if (this.failedConnects.get() != failedBefore) {
+					throw new RedisConnectionException("Connecting to Redis failed while this request waited for it");
 				}
+				try {
+					current = this.connector.connect().connection();
+				}
+				catch (RuntimeException ex) {
+					this.failedConnects.incrementAndGet();
+					throw ex;
+				}
+				current.setTimeout(this.timeout);
+				this.connection = current;
 			}
-			finally {
-				this.connecting.unlock();
+			return current;
+		}
+		finally {
+			this.connecting.unlock();
+		}
+	}
+
+	private void lockForConnecting() {
+		try {
+			// An attempt takes at most a connect timeout and a handshake timeout.
+			if (!this.connecting.tryLock(2 * this.timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+				throw new RedisConnectionException("Still connecting to Redis after " + this.timeout.multipliedBy(2));
 			}
 		}
-		return current;
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new RedisConnectionException("Interrupted while waiting for the connection to Redis", ex);
+		}
 	}
 
 	@Override
