@@ -123,13 +123,20 @@ class RedisPermitStoreTest {
 		long died = System.nanoTime();
 		dying.abandon();
 
-		await().atMost(TTL.plusMillis(500)).pollInterval(Duration.ofMillis(20))
-			.until(() -> survivor.tryAcquire(key, 2) != null);
+		// Each permit expires a time to live after its own last renewal: a round cut short by
+		// the death may have renewed one and not the other.
+		List<Permit> taken = new ArrayList<>();
+		await().atMost(TTL.plusMillis(500)).pollInterval(Duration.ofMillis(20)).until(() -> {
+			Permit permit = survivor.tryAcquire(key, 2);
+			if (permit != null) {
+				taken.add(permit);
+			}
+			return taken.size() == 2;
+		});
 		Duration free = Duration.ofNanos(System.nanoTime() - died);
 		System.out.printf("A dead replica's permits were free again %d ms after it died (ttl %d ms)%n",
 				free.toMillis(), TTL.toMillis());
 		assertThat(free).isLessThanOrEqualTo(TTL.plusMillis(500));
-		assertThat(survivor.tryAcquire(key, 2)).isNotNull();
 		assertThat(survivor.tryAcquire(key, 2)).isNull();
 	}
 
