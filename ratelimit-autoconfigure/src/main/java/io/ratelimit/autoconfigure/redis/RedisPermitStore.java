@@ -42,6 +42,9 @@ import org.jspecify.annotations.Nullable;
  * free again at most one time to live after its last renewal. A request that outlives a
  * lost connection to Redis the same way loses its permit to expiry: the limit is then
  * briefly looser, never stuck. A release that fails is not retried: the permit expires.
+ * An acquire that fails (a timeout, a dropped connection) sends the removal of the permit it
+ * may have taken without waiting for it, so a script Redis ran, or runs once a hung
+ * connection heals, leaves no permit that no request holds.
  * <p>
  * Renewals run on one background thread, a round every third of the time to live. A round
  * ends at its third failure in a row, so a Redis that is down or hangs holds the thread for
@@ -51,9 +54,6 @@ import org.jspecify.annotations.Nullable;
  * is lost; if it stays away longer, they expire in Redis, free for any replica, and the
  * first round that reaches Redis again drops them from this replica's count
  * ({@link #lostPermits()}).
- * An acquire that fails (a timeout, a dropped connection) sends the removal of the permit it
- * may have taken without waiting for it, so a script Redis ran, or runs once a hung
- * connection heals, leaves no permit that no request holds.
  * <p>
  * Every failure to take a permit is thrown as a {@link RuntimeException}, for
  * {@link FailoverPermitStore} to decide what happens. A request waits for one timeout at
@@ -252,9 +252,10 @@ final class RedisPermitStore implements PermitStore, AutoCloseable {
 
 	/**
 	 * Opens the connection now, so that the first requests do not pay for connecting. One
-	 * attempt, bounded by the timeout; never fails: if Redis is down or hangs, the requests
-	 * connect on first use, and each follows the failure mode meanwhile. Nothing is run on
-	 * the connection: the commands an ACL user may run are those of the permits only.
+	 * attempt, bounded by the timeouts of connecting; never fails: if Redis is down or hangs,
+	 * the requests connect on first use, and each follows the failure mode meanwhile.
+	 * Nothing is run on the connection: a warm-up command would be one more that an ACL user
+	 * must be allowed.
 	 * @return whether the connection is open
 	 */
 	boolean connect() {
