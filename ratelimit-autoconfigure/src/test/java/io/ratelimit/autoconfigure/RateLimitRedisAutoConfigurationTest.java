@@ -8,6 +8,8 @@ import io.ratelimit.autoconfigure.redis.RateLimitRedisAutoConfiguration;
 import io.ratelimit.core.RateLimiter;
 import io.ratelimit.core.bucket.BucketStore;
 import io.ratelimit.core.bucket.LocalBucketStore;
+import io.ratelimit.core.concurrency.LocalPermitStore;
+import io.ratelimit.core.concurrency.PermitStore;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -54,6 +56,19 @@ class RateLimitRedisAutoConfigurationTest {
 				assertThat(limiter.buckets()).isInstanceOf(LocalBucketStore.class);
 				assertThat(limiter.globalBuckets()).isInstanceOf(FailoverBucketStore.class)
 					.isSameAs(context.getBean(GlobalBucketStore.class).store());
+			});
+	}
+
+	@Test
+	void runWhenRedisSettingsAndSecretThenGlobalPermitsInRedisAndLocalPermitStoreKept() {
+		this.runner.withPropertyValues("spring.data.redis.url=redis://127.0.0.1:1", "ratelimit.key-secret=" + secret())
+			.run((context) -> {
+				assertThat(context).hasSingleBean(PermitStore.class);
+				RateLimiter limiter = context.getBean(RateLimiter.class);
+				assertThat(limiter.permits()).isInstanceOf(LocalPermitStore.class)
+					.isSameAs(context.getBean(PermitStore.class));
+				assertThat(limiter.globalPermits()).isSameAs(context.getBean(GlobalPermitStore.class).store())
+					.isNotInstanceOf(LocalPermitStore.class);
 			});
 	}
 

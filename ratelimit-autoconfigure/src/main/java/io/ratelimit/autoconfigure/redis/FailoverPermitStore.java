@@ -110,19 +110,31 @@ final class FailoverPermitStore implements PermitStore {
 		};
 	}
 
+	/**
+	 * Returns the permits held in Redis and, taken while Redis failed, in this replica's
+	 * store of the {@code LOCAL} failure mode: both are held by requests in progress.
+	 */
 	@Override
 	public long permitsHeld() {
-		return this.remote.permitsHeld();
+		return this.remote.permitsHeld() + this.local.permitsHeld();
 	}
 
+	/**
+	 * Returns the callers holding permits in Redis plus those holding permits of the
+	 * failure mode; a caller with both is counted twice.
+	 */
 	@Override
 	public long keys() {
-		return this.remote.keys();
+		return this.remote.keys() + this.local.keys();
 	}
 
+	/**
+	 * Returns the refusals for room of both stores: the failure mode's store holds at most
+	 * {@code ratelimit.in-flight.maximum-keys} callers too.
+	 */
 	@Override
 	public long refusedForRoom() {
-		return this.remote.refusedForRoom();
+		return this.remote.refusedForRoom() + this.local.refusedForRoom();
 	}
 
 	/**

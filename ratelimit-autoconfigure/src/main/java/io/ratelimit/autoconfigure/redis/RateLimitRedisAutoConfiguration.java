@@ -113,26 +113,35 @@ public class RateLimitRedisAutoConfiguration {
 
 	@Bean(destroyMethod = "close")
 	@ConditionalOnMissingBean
-	RedisPermitStore rateLimitRedisPermitStore(RateLimitProperties properties, Environment environment,
+	RedisGlobalPermits rateLimitRedisGlobalPermits(RateLimitProperties properties, Environment environment,
 			ConfigurableListableBeanFactory beans) {
 		RateLimitProperties.Redis redis = properties.getRedis();
 		Duration timeout = InvalidRateLimitPropertyException.check("ratelimit.redis.timeout",
 				() -> positive(redis.getTimeout()));
 		RedisTarget target = redisTarget(beans, environment);
-		return InvalidRateLimitPropertyException.check("ratelimit.in-flight.permit-ttl",
+		RedisPermitStore remote = InvalidRateLimitPropertyException.check("ratelimit.in-flight.permit-ttl",
 				() -> new RedisPermitStore(RedisClients.connector(target, timeout), redis.getKeyPrefix(), timeout,
 						properties.getInFlight().getPermitTtl()));
+		try {
+			// LOCAL failure mode: this replica's permits at the same limit, apart from the local limits' store.
+			LocalPermitStore local = LocalPermitStore.create(properties.getInFlight().getMaximumKeys());
+			FailoverPermitStore failover = InvalidRateLimitPropertyException.check(
+					"ratelimit.redis.failure-threshold", () -> new FailoverPermitStore(remote, redis.getFailureMode(),
+							local, redis.getFailureThreshold(), redis.getCooldown(), TimeSource.system()));
+			// Connected before the first request, never failing startup (as the buckets' store).
+			remote.connect();
+			return new RedisGlobalPermits(remote, failover);
+		}
+		catch (RuntimeException ex) {
+			remote.close();
+			throw ex;
+		}
 	}
 
 	@Bean
 	@ConditionalOnMissingBean
-	GlobalPermitStore rateLimitGlobalPermitStore(RedisPermitStore permits, RateLimitProperties properties) {
-		RateLimitProperties.Redis redis = properties.getRedis();
-		// LOCAL failure mode: this replica's permits at the same limit, apart from the local limits' store.
-		LocalPermitStore local = LocalPermitStore.create(properties.getInFlight().getMaximumKeys());
-		return new GlobalPermitStore(InvalidRateLimitPropertyException.check("ratelimit.redis.failure-threshold",
-				() -> new FailoverPermitStore(permits, redis.getFailureMode(), local, redis.getFailureThreshold(),
-						redis.getCooldown(), TimeSource.system())));
+	GlobalPermitStore rateLimitGlobalPermitStore(RedisGlobalPermits permits) {
+		return new GlobalPermitStore(permits.failover());
 	}
 
 	@Bean

@@ -15,9 +15,11 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.ReentrantLock;
 
+import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.async.RedisSortedSetAsyncCommands;
 import io.lettuce.core.api.sync.RedisScriptingCommands;
 import io.lettuce.core.api.sync.RedisSortedSetCommands;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
@@ -40,10 +42,24 @@ import org.jspecify.annotations.Nullable;
  * free again at most one time to live after its last renewal. A request that outlives a
  * lost connection to Redis the same way loses its permit to expiry: the limit is then
  * briefly looser, never stuck. A release that fails is not retried: the permit expires.
+ * An acquire that fails (a timeout, a dropped connection) sends the removal of the permit it
+ * may have taken without waiting for it, so a script Redis ran, or runs once a hung
+ * connection heals, leaves no permit that no request holds.
+ * <p>
+ * Renewals run on one background thread, a round every third of the time to live. A round
+ * ends at its third failure in a row, so a Redis that is down or hangs holds the thread for
+ * about three timeouts a round, not one per permit. The permits it did not renew stay held
+ * (counted, and released as usual when their requests complete), and the next round tries
+ * them again: if Redis answers again within the time to live they are renewed and nothing
+ * is lost; if it stays away longer, they expire in Redis, free for any replica, and the
+ * first round that reaches Redis again drops them from this replica's count
+ * ({@link #lostPermits()}).
  * <p>
  * Every failure to take a permit is thrown as a {@link RuntimeException}, for
- * {@link FailoverPermitStore} to decide what happens. Times come from the server
- * ({@code TIME} in the scripts), so replicas whose clocks disagree still agree on expiry.
+ * {@link FailoverPermitStore} to decide what happens. A request waits for one timeout at
+ * most, or, before the connection is open, for one connection attempt, which the requests
+ * that arrive meanwhile share. Times come from the server ({@code TIME} in the scripts),
+ * so replicas whose clocks disagree still agree on expiry.
  */
 final class RedisPermitStore implements PermitStore, AutoCloseable {
 
@@ -111,6 +127,9 @@ final class RedisPermitStore implements PermitStore, AutoCloseable {
 
 	private volatile @Nullable StatefulConnection<byte[], byte[]> connection;
 
+	/** Connection attempts that failed: a request that waited for one fails with it. */
+	private final AtomicLong failedConnects = new AtomicLong();
+
 	/**
 	 * Creates a store; connects on first use and renews every third of the time to live.
 	 * @param connector how to reach Redis; the store owns its client
@@ -141,8 +160,15 @@ final class RedisPermitStore implements PermitStore, AutoCloseable {
 	public @Nullable Permit tryAcquire(BucketKey key, int limit) {
 		byte[] redisKey = redisKey(key);
 		byte[] id = (this.replica + ":" + this.sequence.incrementAndGet()).getBytes(StandardCharsets.US_ASCII);
-		Long left = scripting().eval(ACQUIRE, ScriptOutputType.INTEGER, new byte[][] { redisKey }, bytes(limit), id,
-				this.ttlArgument);
+		Long left;
+		try {
+			left = scripting().eval(ACQUIRE, ScriptOutputType.INTEGER, new byte[][] { redisKey }, bytes(limit), id,
+					this.ttlArgument);
+		}
+		catch (RuntimeException ex) {
+			giveBackUnanswered(redisKey, id);
+			throw ex;
+		}
 		if (left == null || left < 0) {
 			return null;
 		}
@@ -162,6 +188,34 @@ final class RedisPermitStore implements PermitStore, AutoCloseable {
 			if (logger.isDebugEnabled()) {
 				logger.debug("A permit could not be given back to Redis; it expires within " + this.ttlMillis + " ms",
 						ex);
+			}
+		}
+	}
+
+	/**
+	 * Removes the permit of an acquire that failed: Redis may have run its script though the
+	 * answer never came back (a timeout), or may run it later (a hung connection delivers it
+	 * when it heals), and such a permit, held by no request, would count against the caller
+	 * until it expires. The removal goes over the same connection, after the script, so Redis
+	 * runs it after the script whenever that runs; it is not awaited, so the request does not
+	 * wait for Redis a second time. Removing a permit the script never added does nothing.
+	 */
+	private void giveBackUnanswered(byte[] redisKey, byte[] id) {
+		StatefulConnection<byte[], byte[]> current = this.connection;
+		if (current == null) {
+			return; // Never connected: the script was not sent.
+		}
+		try {
+			sortedSetsAsync(current).zrem(redisKey, id).whenComplete((removed, failure) -> {
+				if (failure != null && logger.isDebugEnabled()) {
+					logger.debug("The permit of a failed acquire could not be removed; if Redis ran the script, "
+							+ "the permit expires within " + this.ttlMillis + " ms", failure);
+				}
+			});
+		}
+		catch (RuntimeException ex) {
+			if (logger.isDebugEnabled()) {
+				logger.debug("The permit of a failed acquire could not be removed", ex);
 			}
 		}
 	}
@@ -193,6 +247,27 @@ final class RedisPermitStore implements PermitStore, AutoCloseable {
 					return;
 				}
 			}
+		}
+	}
+
+	/**
+	 * Opens the connection now, so that the first requests do not pay for connecting. One
+	 * attempt, bounded by the timeouts of connecting; never fails: if Redis is down or hangs,
+	 * the requests connect on first use, and each follows the failure mode meanwhile.
+	 * Nothing is run on the connection: a warm-up command would be one more that an ACL user
+	 * must be allowed.
+	 * @return whether the connection is open
+	 */
+	boolean connect() {
+		try {
+			connected();
+			return true;
+		}
+		catch (RuntimeException ex) {
+			if (logger.isDebugEnabled()) {
+				logger.debug("Redis could not be reached for in-flight permits at startup", ex);
+			}
+			return false;
 		}
 	}
 
@@ -262,23 +337,62 @@ final class RedisPermitStore implements PermitStore, AutoCloseable {
 		return ((StatefulRedisConnection<byte[], byte[]>) current).sync();
 	}
 
+	@SuppressWarnings("unchecked")
+	private static RedisSortedSetAsyncCommands<byte[], byte[]> sortedSetsAsync(
+			StatefulConnection<byte[], byte[]> connection) {
+		if (connection instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster) {
+			return cluster.async();
+		}
+		return ((StatefulRedisConnection<byte[], byte[]>) connection).async();
+	}
+
+	/**
+	 * Returns the connection, opening it if it is not open yet. Requests that arrive while
+	 * another opens it wait for that attempt only, and fail with it: each waits for one
+	 * attempt at most (when Redis hangs, about one timeout), not for one attempt each in
+	 * turn. Once open, Lettuce reconnects by itself.
+	 */
 	private StatefulConnection<byte[], byte[]> connected() {
 		StatefulConnection<byte[], byte[]> current = this.connection;
-		if (current == null) {
-			this.connecting.lock();
-			try {
-				current = this.connection;
-				if (current == null) {
-					current = this.connector.connect().connection();
-					current.setTimeout(this.timeout);
-					this.connection = current;
+		if (current != null) {
+			return current;
+		}
+		long failedBefore = this.failedConnects.get();
+		lockForConnecting();
+		try {
+			current = this.connection;
+			if (current == null) {
+				if (this.failedConnects.get() != failedBefore) {
+					throw new RedisConnectionException("Connecting to Redis failed while this request waited for it");
 				}
+				try {
+					current = this.connector.connect().connection();
+				}
+				catch (RuntimeException ex) {
+					this.failedConnects.incrementAndGet();
+					throw ex;
+				}
+				current.setTimeout(this.timeout);
+				this.connection = current;
 			}
-			finally {
-				this.connecting.unlock();
+			return current;
+		}
+		finally {
+			this.connecting.unlock();
+		}
+	}
+
+	private void lockForConnecting() {
+		try {
+			// An attempt takes at most a connect timeout and a handshake timeout.
+			if (!this.connecting.tryLock(2 * this.timeout.toNanos(), TimeUnit.NANOSECONDS)) {
+				throw new RedisConnectionException("Still connecting to Redis after " + this.timeout.multipliedBy(2));
 			}
 		}
-		return current;
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+			throw new RedisConnectionException("Interrupted while waiting for the connection to Redis", ex);
+		}
 	}
 
 	@Override
