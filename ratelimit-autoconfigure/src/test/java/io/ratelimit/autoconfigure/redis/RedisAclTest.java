@@ -1,6 +1,7 @@
 package io.ratelimit.autoconfigure.redis;
 
 import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,8 +16,10 @@ import io.ratelimit.autoconfigure.testsupport.RedisProcess;
 import io.ratelimit.core.bucket.BucketKey;
 import io.ratelimit.core.bucket.BucketLimits;
 import io.ratelimit.core.bucket.LeasableBucketStore;
+import io.ratelimit.core.concurrency.Permit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -30,14 +33,16 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
  * The limiter through the least-privileged ACL user the README gives, on a server of this
  * class's own where the default user is off: Bucket4j's compare-and-swap needs {@code GET}
  * and {@code EVAL}, and its scripts call {@code GET}, {@code SET} and {@code PSETEX}, all on
- * keys under the limiter's prefix. Everything the store does (decisions, refunds, the leases
- * of batched policies) works through that user, and nothing else does.
+ * keys under the limiter's prefix; the permits of {@code GLOBAL} in-flight limits add
+ * {@code TIME}, the sorted-set and expiry commands of their scripts and {@code ZREM}.
+ * Everything the stores do (decisions, refunds, the leases of batched policies, permits taken,
+ * renewed and given back) works through that user, and nothing else does.
  */
 class RedisAclTest {
 
 	/** The rules of {@code ACL SETUSER ratelimit reset on >password ...} in the README. */
 	static final List<String> RULES = List.of("~ratelimit:*", "resetchannels", "-@all", "+get", "+eval", "+set",
-			"+psetex");
+			"+psetex", "+time", "+zremrangebyscore", "+zcard", "+zadd", "+pexpire", "+zscore", "+zrem");
 
 	/**
 	 * The rules of the README for a cluster node, after the password: the cluster client
@@ -47,7 +52,8 @@ class RedisAclTest {
 	 * records).
 	 */
 	static final List<String> CLUSTER_RULES = List.of("~ratelimit:*", "resetchannels", "-@all", "+get", "+eval",
-			"+set", "+psetex", "+cluster|nodes", "+cluster|myid", "+info", "+client|setname");
+			"+set", "+psetex", "+time", "+zremrangebyscore", "+zcard", "+zadd", "+pexpire", "+zscore", "+zrem",
+			"+cluster|nodes", "+cluster|myid", "+info", "+client|setname");
 
 	private static final String PASSWORD = "limiter-secret";
 
@@ -86,6 +92,12 @@ class RedisAclTest {
 		}
 	}
 
+	/** The tests that expect refusals log them: each test sees only its own. */
+	@BeforeEach
+	void resetAclLog() {
+		admin("ACL", "LOG", "RESET");
+	}
+
 	@Test
 	void runWhenLimiterUserThenDecisionsRefundsAndLeasesWorkThroughIt() {
 		this.runner.withPropertyValues(limiterUser()).run((context) -> {
@@ -104,6 +116,36 @@ class RedisAclTest {
 			buckets.redis().giveBack(leased, LIMITS, grant.units());
 			assertThat(store.failures()).isZero();
 			assertThat(store.fallbacks()).isZero();
+			assertThat(admin("ACL", "LOG")).as("nothing refused").isEmpty();
+		});
+	}
+
+	/**
+	 * The permits of {@code GLOBAL} in-flight limits: their scripts call {@code TIME} and the
+	 * sorted-set and expiry commands, and a release is a {@code ZREM}. A refusal of any would
+	 * leave every in-flight decision to the failure mode, whose local store would refuse the
+	 * third permit as well: the permits are counted in Redis to tell them apart.
+	 */
+	@Test
+	void runWhenLimiterUserThenInFlightPermitsAreTakenRenewedAndReleasedThroughIt() {
+		this.runner.withPropertyValues(limiterUser()).run((context) -> {
+			RedisGlobalPermits permits = context.getBean(RedisGlobalPermits.class);
+			FailoverPermitStore store = permits.failover();
+			BucketKey key = new BucketKey(4, System.nanoTime());
+			String redisKey = new String(permits.redis().redisKey(key), StandardCharsets.US_ASCII);
+			Permit first = store.tryAcquire(key, 2);
+			Permit second = store.tryAcquire(key, 2);
+			assertThat(first).isNotNull();
+			assertThat(second).isNotNull();
+			assertThat(store.tryAcquire(key, 2)).as("none left").isNull();
+			assertThat(admin("ZCARD", redisKey)).as("held in Redis").isEqualTo("2");
+			permits.redis().renewAll();
+			first.release();
+			assertThat(admin("ZCARD", redisKey)).as("given back in Redis").isEqualTo("1");
+			assertThat(store.tryAcquire(key, 2)).isNotNull();
+			assertThat(store.failures()).isZero();
+			assertThat(store.fallbacks()).isZero();
+			assertThat(permits.redis().lostPermits()).isZero();
 			assertThat(admin("ACL", "LOG")).as("nothing refused").isEmpty();
 		});
 	}

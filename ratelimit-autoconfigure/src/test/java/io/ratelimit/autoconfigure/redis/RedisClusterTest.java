@@ -15,6 +15,7 @@ import io.ratelimit.core.bucket.BucketKey;
 import io.ratelimit.core.bucket.BucketLimits;
 import io.ratelimit.core.bucket.BucketStore;
 import io.ratelimit.core.bucket.BucketStoreContract;
+import io.ratelimit.core.concurrency.Permit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -153,6 +154,33 @@ class RedisClusterTest extends BucketStoreContract {
 				assertThat(buckets.failover().failures()).isZero();
 				for (RedisProcess node : cluster.processes()) {
 					assertThat(node.cli("ACL", "LOG")).as("nothing refused on %s", node.port()).isEmpty();
+				}
+			});
+	}
+
+	@Test
+	void runWhenLimiterAclUserOnEveryNodeThenInFlightPermitsWorkThroughIt() {
+		this.runner.withPropertyValues(clusterProperties())
+			.withPropertyValues("spring.data.redis.username=ratelimit", "spring.data.redis.password=" + PASSWORD)
+			.run((context) -> {
+				RedisGlobalPermits permits = context.getBean(RedisGlobalPermits.class);
+				List<Permit> taken = new ArrayList<>();
+				Set<Integer> ports = new HashSet<>();
+				for (int i = 0; i < 30; i++) {
+					BucketKey key = new BucketKey(i, stores.incrementAndGet());
+					ports.add(cluster.nodeOf(permits.redis().redisKey(key)).port());
+					taken.add(permits.failover().tryAcquire(key, 1));
+					assertThat(permits.failover().tryAcquire(key, 1)).as("none left").isNull();
+				}
+				assertThat(ports).hasSize(3);
+				assertThat(taken).doesNotContainNull();
+				permits.redis().renewAll();
+				taken.forEach(Permit::release);
+				assertThat(permits.failover().failures()).isZero();
+				assertThat(permits.redis().lostPermits()).isZero();
+				for (RedisProcess node : cluster.processes()) {
+					assertThat(node.cli("ACL", "LOG")).as("nothing refused on %s", node.port()).isEmpty();
+					assertThat(node.cli("KEYS", "ratelimit:in-flight:*")).as("every permit given back").isEmpty();
 				}
 			});
 	}
