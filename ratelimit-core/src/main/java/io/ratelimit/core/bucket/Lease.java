@@ -1,5 +1,7 @@
 package io.ratelimit.core.bucket;
 
+import java.util.concurrent.CompletableFuture;
+
 import java.util.concurrent.locks.ReentrantLock;
 
 import org.jspecify.annotations.Nullable;
@@ -46,7 +48,8 @@ final class Lease {
 
 	private boolean lastLeaseFailed;
 
-	private boolean refilling;
+	/** The refill on its way, completed when it lands or fails; null when none is. */
+	private @Nullable CompletableFuture<Void> refill;
 
 	private boolean retired;
 
@@ -95,11 +98,30 @@ final class Lease {
 	}
 
 	boolean isRefilling() {
-		return this.refilling;
+		return this.refill != null;
 	}
 
 	void refilling(boolean refilling) {
-		this.refilling = refilling;
+		if (refilling) {
+			this.refill = new CompletableFuture<>();
+		}
+		else if (this.refill != null) {
+			this.refill.complete(null);
+			this.refill = null;
+		}
+	}
+
+	/** The refill on its way, done when it has landed or failed; null when none is. */
+	@Nullable CompletableFuture<Void> refill() {
+		return this.refill;
+	}
+
+	/**
+	 * Whether the shared bucket, as the last grant showed it, holds what this lease lacks
+	 * for a request: then refusing the request would refuse what the fleet has to give.
+	 */
+	boolean sharedCouldPay(long units) {
+		return this.sharedRemainingUnits >= units - this.units;
 	}
 
 	/** The lease call in flight that the key's requests wait for, if any. */

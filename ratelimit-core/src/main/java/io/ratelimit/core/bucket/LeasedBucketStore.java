@@ -5,7 +5,10 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Supplier;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
@@ -107,6 +110,9 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 
 	private final LongAdder sharedWaits = new LongAdder();
 
+	/** The longest a request waits for its key's refill. */
+	private static final long REFILL_WAIT_NANOS = Duration.ofSeconds(1).toNanos();
+
 	private final LongAdder refills = new LongAdder();
 
 	private final LongAdder refillFailures = new LongAdder();
@@ -160,6 +166,7 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 			throw new IllegalArgumentException("At least one token must be consumed, but was " + tokens);
 		}
 		long units = Math.multiplyExact(tokens, BucketLimits.UNITS_PER_TOKEN);
+		boolean waitedForRefill = false;
 		while (true) {
 			// A quiet read first: a capturing loader would be allocated on every decision.
 			Lease lease = this.leases.getIfPresent(key);
@@ -167,6 +174,7 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 				lease = this.leases.get(key, (absent) -> new Lease(limits));
 			}
 			SharedCall wait;
+			CompletableFuture<Void> refill;
 			lease.lock();
 			try {
 				if (lease.isRetired()) {
@@ -183,12 +191,18 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 					}
 					// Beyond the credit, a cold key's request joins its first lease call.
 					wait = sharedCall(lease, units, now);
+					refill = null;
 				}
 				else {
 					if (lease.units() < units) {
 						this.coldKeyCredit.giveAgain(key, lease, limits, units, now);
 					}
-					return decide(key, lease, limits, units, now);
+					refill = (lease.units() < units && !waitedForRefill && lease.sharedCouldPay(units))
+							? refillFor(key, lease, units, now) : null;
+					if (refill == null) {
+						return decide(key, lease, limits, units, now);
+					}
+					wait = null;
 				}
 			}
 			finally {
@@ -196,8 +210,45 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 			}
 			// Outside the lock: the key's other requests wait for this one call, never for a
 			// call each in turn, and a hung store costs each of them one timeout at most.
-			wait.await(key, lease, this);
+			if (wait != null) {
+				wait.await(key, lease, this);
+			}
+			else {
+				// A lease used up while the shared bucket still holds tokens (demand outran the
+				// lease, or its refill was late): refusing would refuse what the fleet has to
+				// give, so the request waits for the refill once and is decided by what lands.
+				waitedForRefill = true;
+				this.sharedWaits.increment();
+				awaitRefill(refill);
+			}
 		}
+	}
+
+	/**
+	 * Waits for a refill to land or fail, at most {@link #REFILL_WAIT_NANOS}: a refill ends by
+	 * the shared store's own timeout, and the bound only keeps a refill that never ran (its
+	 * queue closed at shutdown) from holding a request.
+	 */
+	private static void awaitRefill(CompletableFuture<Void> refill) {
+		try {
+			refill.get(REFILL_WAIT_NANOS, TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			// Decided by what the lease holds now, like any request.
+		}
+	}
+
+	/**
+	 * The refill a request waits for when the lease cannot pay for it: the one on its way, or
+	 * one started now. Null when none can be (queue full, or a short grant asks for quiet).
+	 * Called under the lock.
+	 */
+	private @Nullable CompletableFuture<Void> refillFor(BucketKey key, Lease lease, long units, long now) {
+		refillIfLow(key, lease, units, now);
+		return lease.refill();
 	}
 
 	private Consumption decide(BucketKey key, Lease lease, BucketLimits limits, long units, long now) {
