@@ -169,6 +169,17 @@ final class LastSeenStateProxyManager extends LettuceBasedProxyManager<byte[]> {
 		return Optional.ofNullable(bytes);
 	}
 
+	/** Remembers what a swap left in Redis: the state it wrote, or the state that won. */
+	private void swapAnswered(ByteBuffer key, StateSwap.Answer answer, byte[] newData, RemoteBucketState newState) {
+		this.answers.increment();
+		if (answer.swapped()) {
+			saw(key, newData, newState);
+		}
+		else {
+			read(key, answer.current());
+		}
+	}
+
 	private void saw(ByteBuffer key, byte[] bytes, RemoteBucketState state) {
 		long ttlMillis = this.expiration.calculateTimeToLiveMillis(state, currentTimeNanos());
 		if (ttlMillis > 0) {
@@ -240,12 +251,8 @@ final class LastSeenStateProxyManager extends LettuceBasedProxyManager<byte[]> {
 			catch (RuntimeException ex) {
 				return failed(this.key, ex);
 			}
-			LastSeenStateProxyManager.this.answers.increment();
-			if (answer.swapped()) {
-				saw(this.key, newData, newState);
-			}
-			else {
-				read(this.key, answer.current());
+			swapAnswered(this.key, answer, newData, newState);
+			if (!answer.swapped()) {
 				this.lost = answer;
 			}
 			return answer.swapped();
@@ -305,12 +312,8 @@ final class LastSeenStateProxyManager extends LettuceBasedProxyManager<byte[]> {
 			return issue(() -> LastSeenStateProxyManager.this.swap.swap(this.key.array(), originalData, newData,
 					ttlMillis(newState), timeoutNanos))
 				.thenApply((answer) -> {
-					LastSeenStateProxyManager.this.answers.increment();
-					if (answer.swapped()) {
-						saw(this.key, newData, newState);
-					}
-					else {
-						read(this.key, answer.current());
+					swapAnswered(this.key, answer, newData, newState);
+					if (!answer.swapped()) {
 						this.lost = answer;
 					}
 					return answer.swapped();
