@@ -220,8 +220,8 @@ class LayeredGlobalLimitsEndToEndTest {
 				"--ratelimit.groups.content-creation=POST /api/repos/*/issues, POST /api/repos/*/comments",
 				// Batched calls answer late, as a busy host or a far Redis answers them: a request
 				// that finds its lease used up before the refill lands must not be refused what the
-				// shared bucket holds.
-				"--ratelimit.redis.batch.flush-interval=100ms");
+				// shared bucket holds. The timeout leaves the late calls time to answer.
+				"--ratelimit.redis.batch.flush-interval=200ms", "--ratelimit.redis.timeout=2s");
 	}
 
 	private static Http http(ConfigurableApplicationContext context) {

@@ -111,6 +111,14 @@ final class Lease {
 		}
 	}
 
+	/** Ends the refill on its way with its failure, which the requests waiting for it get. */
+	void refillFailed(Throwable failure) {
+		if (this.refill != null) {
+			this.refill.completeExceptionally(failure);
+			this.refill = null;
+		}
+	}
+
 	/** The refill on its way, done when it has landed or failed; null when none is. */
 	@Nullable CompletableFuture<Void> refill() {
 		return this.refill;

@@ -225,9 +225,11 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 	}
 
 	/**
-	 * Waits for a refill to land or fail, at most {@link #REFILL_WAIT_NANOS}: a refill ends by
-	 * the shared store's own timeout, and the bound only keeps a refill that never ran (its
-	 * queue closed at shutdown) from holding a request.
+	 * Waits for a refill to land, at most {@link #REFILL_WAIT_NANOS}: a refill ends by the
+	 * shared store's own timeout, and the bound only keeps a refill that never ran (its queue
+	 * closed at shutdown) from holding a request. A failed refill fails the request, as a
+	 * failed shared call fails the requests waiting for it: the store's failure mode decides
+	 * it, and it never waits for a second call.
 	 */
 	private static void awaitRefill(CompletableFuture<Void> refill) {
 		try {
@@ -236,7 +238,13 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
 		}
-		catch (ExecutionException | TimeoutException ex) {
+		catch (ExecutionException ex) {
+			Throwable failure = (ex.getCause() instanceof CompletionException && ex.getCause().getCause() != null)
+					? ex.getCause().getCause() : ex.getCause();
+			throw (failure instanceof RuntimeException runtime) ? runtime
+					: new IllegalStateException("The refill of the key's lease failed", failure);
+		}
+		catch (TimeoutException ex) {
 			// Decided by what the lease holds now, like any request.
 		}
 	}
@@ -456,7 +464,7 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 				this.coldKeyCredit.pause(this.time.nanoTime());
 				lease.lock();
 				try {
-					lease.refilling(false);
+					lease.refillFailed(failure);
 					lease.failed();
 					lease.quietUntil(this.time.nanoTime(), QUIET_AFTER_FAILURE_NANOS);
 				}

@@ -48,6 +48,69 @@ class LeasedBucketStoreTest {
 	}
 
 	@Test
+	void tryConsumeWhenLeaseUsedUpWhileTheBucketHoldsTokensThenTheRequestWaitsForTheRefill() {
+		QueuedExecutor refills = new QueuedExecutor();
+		LeasedBucketStore store = replica(refills);
+		useUpTheLease(store);
+		int callsBefore = this.shared.calls();
+
+		// The bucket holds 90 tokens and more: refusing would refuse what the fleet has to give.
+		Thread refiller = runQueuedOnceWaiting(refills, Thread.currentThread());
+		assertThat(store.tryConsume(KEY, HUNDRED_PER_SECOND, 1).consumed()).isTrue();
+
+		join(refiller);
+		assertThat(this.shared.calls()).as("the refill, and no call of the request's own").isEqualTo(callsBefore + 1);
+	}
+
+	@Test
+	void tryConsumeWhenTheRefillARequestWaitsForFailsThenTheRequestFailsWithItAndMakesNoCallOfItsOwn() {
+		QueuedExecutor refills = new QueuedExecutor();
+		LeasedBucketStore store = replica(refills);
+		useUpTheLease(store);
+		int callsBefore = this.shared.calls();
+		this.shared.fail(new IllegalStateException("the shared store is down"));
+
+		Thread refiller = runQueuedOnceWaiting(refills, Thread.currentThread());
+		// The failure mode decides it, after one wait: not a second call, and a second timeout.
+		assertThatThrownBy(() -> store.tryConsume(KEY, HUNDRED_PER_SECOND, 1))
+			.hasMessage("the shared store is down");
+
+		join(refiller);
+		assertThat(this.shared.calls()).as("the failed refill only").isEqualTo(callsBefore + 1);
+	}
+
+	/** Takes the key's first lease and all of it; its refill is queued, not run. */
+	private void useUpTheLease(LeasedBucketStore store) {
+		assertThat(store.tryConsume(KEY, HUNDRED_PER_SECOND, 1).consumed()).isTrue();
+		while (store.lease(KEY).leasedUnits() >= TOKEN) {
+			assertThat(store.tryConsume(KEY, HUNDRED_PER_SECOND, 1).consumed()).isTrue();
+		}
+		assertThat(this.shared.availableUnits(KEY, HUNDRED_PER_SECOND)).isGreaterThanOrEqualTo(80 * TOKEN);
+	}
+
+	/** Runs the queued refills once the request's thread waits, on a thread of its own. */
+	private static Thread runQueuedOnceWaiting(QueuedExecutor refills, Thread request) {
+		Thread refiller = new Thread(() -> {
+			long deadline = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+			while (request.getState() != Thread.State.TIMED_WAITING && System.nanoTime() - deadline < 0) {
+				Thread.onSpinWait();
+			}
+			refills.runAll();
+		});
+		refiller.start();
+		return refiller;
+	}
+
+	private static void join(Thread thread) {
+		try {
+			thread.join(Duration.ofSeconds(5).toMillis());
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
+	@Test
 	void tryConsumeWhenColdKeyThenDecidedAtOnceAndItsFirstLeaseChargesTheCredit() {
 		LeasedBucketStore store = onCredit(this.background);
 
