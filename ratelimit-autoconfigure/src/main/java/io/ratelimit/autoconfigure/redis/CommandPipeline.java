@@ -76,6 +76,15 @@ final class CommandPipeline implements AutoCloseable {
 	}
 
 	/**
+	 * Records a command issued on the connection that must not wait for others, and writes
+	 * it with whatever waits.
+	 */
+	void issuedUrgently() {
+		this.issued.incrementAndGet();
+		flush();
+	}
+
+	/**
 	 * Returns the flushes that wrote commands: the round trips to Redis.
 	 * @return the count
 	 */

@@ -539,7 +539,8 @@ final class RedisBucketStore implements LeasableBucketStore, ServerAnswers, Auto
 							FLUSH_COMMANDS, "ratelimit-redis-flush");
 					current = new Pipelined(pipeline,
 							new LastSeenStateProxyManager(configured(connection, connected.expiration()),
-									new StateSwap(connection.scripts()), connected.proxies(), pipeline::issued));
+									new StateSwap(connection.scripts()), connected.proxies(), pipeline::issued,
+									pipeline::issuedUrgently));
 					this.pipelined = current;
 				}
 			}
