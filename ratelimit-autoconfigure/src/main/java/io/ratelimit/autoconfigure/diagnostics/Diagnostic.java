@@ -109,7 +109,14 @@ public enum Diagnostic {
 	 * A group of {@code ratelimit.groups} names an endpoint template the application does
 	 * not serve, so limits on the group never count it.
 	 */
-	W016;
+	W016,
+	/**
+	 * {@code ratelimit.redis.timeout} is shorter than the flush interval plus five round
+	 * trips to Redis as measured at startup (or no call was answered within it), so calls
+	 * to Redis will time out under load and global policies will be decided by the failure
+	 * mode.
+	 */
+	W017;
 
 	/**
 	 * Returns a log message that starts with this code.

@@ -28,7 +28,9 @@ import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.distributed.proxy.optimization.Optimizations;
 import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandTimeoutException;
 import io.lettuce.core.api.StatefulConnection;
+import io.netty.channel.ConnectTimeoutException;
 import io.ratelimit.core.TimeSource;
 import io.ratelimit.core.bucket.BucketKey;
 import io.ratelimit.core.bucket.BucketLimits;
@@ -121,10 +123,10 @@ final class RedisBucketStore implements LeasableBucketStore, ServerAnswers, Auto
 
 	private final AtomicLong lastVersion = new AtomicLong();
 
-	private volatile @Nullable Connected connected;
+	private final LazyConnection<Connected> connection;
 
-	// Not a monitor: connecting waits for the network, and on JDK 21 to 23 a virtual thread
-	// that waits inside a monitor, or for one, pins its carrier thread.
+	// Not a monitor: opening the pipeline waits for the network, and on JDK 21 to 23 a
+	// virtual thread that waits inside a monitor, or for one, pins its carrier thread.
 	private final ReentrantLock connecting = new ReentrantLock();
 
 	/**
@@ -157,6 +159,8 @@ final class RedisBucketStore implements LeasableBucketStore, ServerAnswers, Auto
 		this.timeout = Objects.requireNonNull(timeout, "timeout must not be null");
 		this.time = Objects.requireNonNull(time, "time must not be null");
 		this.maximumProxies = maximumProxies;
+		// An attempt takes at most a connect timeout and a handshake timeout.
+		this.connection = new LazyConnection<>(this::open, timeout.multipliedBy(2));
 		this.buckets = Caffeine.newBuilder()
 			.maximumSize(maximumProxies)
 			.expireAfterAccess(1, TimeUnit.MINUTES)
@@ -311,7 +315,7 @@ final class RedisBucketStore implements LeasableBucketStore, ServerAnswers, Auto
 	 */
 	@Override
 	public long count() {
-		Connected current = this.connected;
+		Connected current = this.connection.ifOpen();
 		return (current != null) ? current.proxies().answers() : 0;
 	}
 
@@ -356,8 +360,11 @@ final class RedisBucketStore implements LeasableBucketStore, ServerAnswers, Auto
 	private BucketProxy bucket(BucketKey key, BucketLimits limits) {
 		RemoteBucket bucket = this.buckets.getIfPresent(key);
 		if (bucket == null || !bucket.limits().equals(limits)) {
+			// Connected outside the map's lock: opening the connection waits for the network,
+			// and requests for the same key would each wait there for an attempt of their own.
+			Connected connected = connected();
 			bucket = this.buckets.asMap().compute(key, (k, current) -> (current != null && current.limits().equals(limits))
-					? current : newBucket(k, limits));
+					? current : newBucket(connected, k, limits));
 		}
 		return bucket.proxy();
 	}
@@ -382,9 +389,9 @@ final class RedisBucketStore implements LeasableBucketStore, ServerAnswers, Auto
 		return this.versions.get(limits, (shape) -> nextVersion());
 	}
 
-	private RemoteBucket newBucket(BucketKey key, BucketLimits limits) {
+	private RemoteBucket newBucket(Connected connected, BucketKey key, BucketLimits limits) {
 		long version = version(limits);
-		BucketProxy proxy = connected().proxies()
+		BucketProxy proxy = connected.proxies()
 			.builder()
 			.withOptimization(Optimizations.batching())
 			.withImplicitConfigurationReplacement(version, TokensInheritanceStrategy.AS_IS)
@@ -406,36 +413,54 @@ final class RedisBucketStore implements LeasableBucketStore, ServerAnswers, Auto
 	 * @param budget the longest time to spend connecting and warming up; a refused
 	 * connection (Redis down) or a failed TLS handshake (a certificate not trusted), which
 	 * trying again cannot change, gives up at once
-	 * @return whether the connection is open
+	 * @return whether the connection is open, and how fast the warm decisions were
 	 */
-	boolean connect(Duration budget) {
+	WarmUp connect(Duration budget) {
 		long deadline = System.nanoTime() + budget.toNanos();
-		while (this.connected == null) {
+		int timedOut = 0;
+		while (this.connection.ifOpen() == null) {
 			try {
 				connected();
 			}
 			catch (RuntimeException ex) {
+				timedOut += timedOut(ex) ? 1 : 0;
 				if (hopeless(ex) || System.nanoTime() - deadline >= 0) {
-					return false;
+					return new WarmUp(false, timedOut, null);
 				}
 			}
 		}
 		BucketKey warmUp = new BucketKey(RANDOM.nextLong(), RANDOM.nextLong());
 		int answered = 0;
+		long fastest = Long.MAX_VALUE;
 		// Attempts are bounded too: if the connection drops meanwhile, calls fail at once and
 		// must not spin until the budget is spent.
 		for (int attempt = 0; attempt < 2 * WARM_UP_DECISIONS && answered < WARM_UP_DECISIONS
 				&& System.nanoTime() - deadline < 0; attempt++) {
 			try {
+				long started = System.nanoTime();
 				tryConsume(warmUp, WARM_UP_LIMITS, 1);
+				fastest = Math.min(fastest, System.nanoTime() - started);
 				answered++;
 			}
 			catch (RuntimeException ex) {
 				// Too slow yet (the timeout is short): keep warming up.
+				timedOut += timedOut(ex) ? 1 : 0;
 			}
 		}
 		warmUpPipeline(warmUp, deadline);
-		return true;
+		return new WarmUp(true, timedOut, (answered > 0) ? Duration.ofNanos(fastest) : null);
+	}
+
+	/**
+	 * What warming up found.
+	 * @param connected whether the connection is open
+	 * @param timedOut the calls (connection attempts and decisions) that Redis did not answer
+	 * within the timeout
+	 * @param fastest the fastest decision Redis answered within the timeout: one round trip
+	 * (the bucket's state is known after the first, so a decision is a single swap) and a
+	 * little; {@code null} if none was
+	 */
+	record WarmUp(boolean connected, int timedOut, @Nullable Duration fastest) {
 	}
 
 	/**
@@ -465,6 +490,17 @@ final class RedisBucketStore implements LeasableBucketStore, ServerAnswers, Auto
 		}
 	}
 
+	private static boolean timedOut(Throwable ex) {
+		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+			if (cause instanceof RedisCommandTimeoutException || cause instanceof ConnectTimeoutException
+					|| cause instanceof io.github.bucket4j.TimeoutException
+					|| cause instanceof TimeoutException) {
+				return true;
+			}
+		}
+		return false;
+	}
+
 	private static boolean hopeless(Throwable ex) {
 		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
 			// Not any TLS failure: a handshake that overran the timeout in a cold JVM succeeds
@@ -484,21 +520,7 @@ final class RedisBucketStore implements LeasableBucketStore, ServerAnswers, Auto
 	}
 
 	private Connected connected() {
-		Connected current = this.connected;
-		if (current == null) {
-			this.connecting.lock();
-			try {
-				current = this.connected;
-				if (current == null) {
-					current = open();
-					this.connected = current;
-				}
-			}
-			finally {
-				this.connecting.unlock();
-			}
-		}
-		return current;
+		return this.connection.get();
 	}
 
 	private Connected open() {
@@ -564,7 +586,7 @@ final class RedisBucketStore implements LeasableBucketStore, ServerAnswers, Auto
 		if (pipelined != null) {
 			pipelined.pipeline().close();
 		}
-		Connected current = this.connected;
+		Connected current = this.connection.ifOpen();
 		if (current != null) {
 			current.connection().close();
 		}

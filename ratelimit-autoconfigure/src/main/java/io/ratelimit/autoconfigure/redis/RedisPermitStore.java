@@ -13,9 +13,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
-import java.util.concurrent.locks.ReentrantLock;
 
-import io.lettuce.core.RedisConnectionException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -123,12 +121,7 @@ final class RedisPermitStore implements PermitStore, AutoCloseable {
 
 	private final ScheduledExecutorService renewer;
 
-	private final ReentrantLock connecting = new ReentrantLock();
-
-	private volatile @Nullable StatefulConnection<byte[], byte[]> connection;
-
-	/** Connection attempts that failed: a request that waited for one fails with it. */
-	private final AtomicLong failedConnects = new AtomicLong();
+	private final LazyConnection<StatefulConnection<byte[], byte[]>> connection;
 
 	/**
 	 * Creates a store; connects on first use and renews every third of the time to live.
@@ -142,6 +135,12 @@ final class RedisPermitStore implements PermitStore, AutoCloseable {
 		this.prefix = (Objects.requireNonNull(keyPrefix, "keyPrefix must not be null") + "in-flight:")
 			.getBytes(StandardCharsets.UTF_8);
 		this.timeout = Objects.requireNonNull(timeout, "timeout must not be null");
+		// An attempt takes at most a connect timeout and a handshake timeout.
+		this.connection = new LazyConnection<>(() -> {
+			StatefulConnection<byte[], byte[]> opened = connector.connect().connection();
+			opened.setTimeout(timeout);
+			return opened;
+		}, timeout.multipliedBy(2));
 		if (ttl.compareTo(Duration.ofSeconds(1)) < 0) {
 			throw new IllegalArgumentException("The permit time to live must be at least 1s, but was " + ttl);
 		}
@@ -201,7 +200,7 @@ final class RedisPermitStore implements PermitStore, AutoCloseable {
 	 * wait for Redis a second time. Removing a permit the script never added does nothing.
 	 */
 	private void giveBackUnanswered(byte[] redisKey, byte[] id) {
-		StatefulConnection<byte[], byte[]> current = this.connection;
+		StatefulConnection<byte[], byte[]> current = this.connection.ifOpen();
 		if (current == null) {
 			return; // Never connected: the script was not sent.
 		}
@@ -260,7 +259,7 @@ final class RedisPermitStore implements PermitStore, AutoCloseable {
 	 */
 	boolean connect() {
 		try {
-			connected();
+			this.connection.get();
 			return true;
 		}
 		catch (RuntimeException ex) {
@@ -321,7 +320,7 @@ final class RedisPermitStore implements PermitStore, AutoCloseable {
 
 	@SuppressWarnings("unchecked")
 	private RedisScriptingCommands<byte[], byte[]> scripting() {
-		StatefulConnection<byte[], byte[]> current = connected();
+		StatefulConnection<byte[], byte[]> current = this.connection.get();
 		if (current instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster) {
 			return cluster.sync();
 		}
@@ -330,7 +329,7 @@ final class RedisPermitStore implements PermitStore, AutoCloseable {
 
 	@SuppressWarnings("unchecked")
 	private RedisSortedSetCommands<byte[], byte[]> sortedSets() {
-		StatefulConnection<byte[], byte[]> current = connected();
+		StatefulConnection<byte[], byte[]> current = this.connection.get();
 		if (current instanceof StatefulRedisClusterConnection<byte[], byte[]> cluster) {
 			return cluster.sync();
 		}
@@ -346,59 +345,10 @@ final class RedisPermitStore implements PermitStore, AutoCloseable {
 		return ((StatefulRedisConnection<byte[], byte[]>) connection).async();
 	}
 
-	/**
-	 * Returns the connection, opening it if it is not open yet. Requests that arrive while
-	 * another opens it wait for that attempt only, and fail with it: each waits for one
-	 * attempt at most (when Redis hangs, about one timeout), not for one attempt each in
-	 * turn. Once open, Lettuce reconnects by itself.
-	 */
-	private StatefulConnection<byte[], byte[]> connected() {
-		StatefulConnection<byte[], byte[]> current = this.connection;
-		if (current != null) {
-			return current;
-		}
-		long failedBefore = this.failedConnects.get();
-		lockForConnecting();
-		try {
-			current = this.connection;
-			if (current == null) {
-				if (this.failedConnects.get() != failedBefore) {
-					throw new RedisConnectionException("Connecting to Redis failed while this request waited for it");
-				}
-				try {
-					current = this.connector.connect().connection();
-				}
-				catch (RuntimeException ex) {
-					this.failedConnects.incrementAndGet();
-					throw ex;
-				}
-				current.setTimeout(this.timeout);
-				this.connection = current;
-			}
-			return current;
-		}
-		finally {
-			this.connecting.unlock();
-		}
-	}
-
-	private void lockForConnecting() {
-		try {
-			// An attempt takes at most a connect timeout and a handshake timeout.
-			if (!this.connecting.tryLock(2 * this.timeout.toNanos(), TimeUnit.NANOSECONDS)) {
-				throw new RedisConnectionException("Still connecting to Redis after " + this.timeout.multipliedBy(2));
-			}
-		}
-		catch (InterruptedException ex) {
-			Thread.currentThread().interrupt();
-			throw new RedisConnectionException("Interrupted while waiting for the connection to Redis", ex);
-		}
-	}
-
 	@Override
 	public void close() {
 		this.renewer.shutdownNow();
-		StatefulConnection<byte[], byte[]> current = this.connection;
+		StatefulConnection<byte[], byte[]> current = this.connection.ifOpen();
 		if (current != null) {
 			current.close();
 		}

@@ -349,7 +349,7 @@ class BatchedGlobalExperiment {
 			RedisBucketStore redis = new RedisBucketStore(client, prefix, TIMEOUT, 100_000, TimeSource.system())
 				.flushWindow(FLUSH_INTERVAL);
 			// As the auto-configuration does at startup.
-			assertThat(redis.connect(Duration.ofSeconds(5))).isTrue();
+			assertThat(redis.connect(Duration.ofSeconds(5)).connected()).isTrue();
 			if (mode == Mode.EXACT) {
 				return new Replica(proxy, redis, failover(redis), sent, null, null);
 			}

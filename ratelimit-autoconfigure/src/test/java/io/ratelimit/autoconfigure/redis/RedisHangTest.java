@@ -189,6 +189,23 @@ class RedisHangTest {
 		});
 	}
 
+	@Test
+	void tryConsumeWhenRedisHangsSinceStartupThenConcurrentRequestsShareAConnectionAttempt() {
+		this.proxy.hang();
+		this.runner.run((context) -> {
+			BucketStore store = context.getBean(GlobalBucketStore.class).store();
+			int before = this.proxy.connections();
+
+			// Sixteen requests at once find no connection: one opens it, the others wait for
+			// that attempt and fail with it, not each with an attempt of its own in turn.
+			Duration longest = longestOfConcurrent(store, key(), 16);
+
+			assertThat(this.proxy.connections() - before).as("connection attempts").isLessThanOrEqualTo(3);
+			// An attempt is a connect and a handshake, each bounded by the timeout.
+			assertThat(longest).isLessThan(TIMEOUT.multipliedBy(4).plusSeconds(1));
+		});
+	}
+
 	private static Duration longestOfConcurrent(BucketStore store, BucketKey key, int threads) throws Exception {
 		ExecutorService senders = Executors.newFixedThreadPool(threads);
 		try {

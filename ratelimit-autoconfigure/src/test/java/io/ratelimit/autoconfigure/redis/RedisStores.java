@@ -28,7 +28,7 @@ final class RedisStores {
 				null);
 		RedisBucketStore redis = new RedisBucketStore(RedisClients.connector(target, timeout), prefix, timeout,
 				10_000, TimeSource.system());
-		assertThat(redis.connect(Duration.ofSeconds(5))).isTrue();
+		assertThat(redis.connect(Duration.ofSeconds(5)).connected()).isTrue();
 		return redis;
 	}
 

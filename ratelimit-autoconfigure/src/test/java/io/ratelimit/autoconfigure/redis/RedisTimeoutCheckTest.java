@@ -1,0 +1,126 @@
+package io.ratelimit.autoconfigure.redis;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import io.ratelimit.autoconfigure.GlobalBucketStore;
+import io.ratelimit.autoconfigure.diagnostics.Diagnostic;
+import io.ratelimit.autoconfigure.testsupport.DelayingTcpProxy;
+import io.ratelimit.autoconfigure.testsupport.RedisNamespace;
+import io.ratelimit.autoconfigure.testsupport.TestRedis;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.data.redis.autoconfigure.DataRedisAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The startup warning for a Redis timeout too short for the Redis measured at startup
+ * ({@link Diagnostic#W017}), with a proxy playing a distant Redis.
+ */
+@ExtendWith(OutputCaptureExtension.class)
+class RedisTimeoutCheckTest {
+
+	@RegisterExtension
+	static final RedisNamespace redis = TestRedis.newNamespace();
+
+	private static final String CODE = "[RATELIMIT-" + Diagnostic.W017.name() + "]";
+
+	private static final Pattern SUGGESTED = Pattern.compile("at least (\\d+)ms");
+
+	@Test
+	void startupWhenRedisIsFarForTheDefaultTimeoutThenW017SaysWhatTimeoutToSet(CapturedOutput output)
+			throws Exception {
+		// 40 ms a round trip: the default 100 ms holds one call, not a contended batched one.
+		try (DelayingTcpProxy far = DelayingTcpProxy.start(host(), port(), Duration.ofMillis(20))) {
+			runner(far).run((context) -> {
+				assertThat(context).hasNotFailed().hasSingleBean(GlobalBucketStore.class);
+				assertThat(count(output)).isOne();
+				String line = line(output);
+				assertThat(line).contains("ratelimit.redis.timeout=100ms",
+						"ratelimit.redis.batch.flush-interval=10ms");
+				Matcher suggested = SUGGESTED.matcher(line);
+				assertThat(suggested.find()).as(line).isTrue();
+				// The flush interval plus five round trips of at least 40 ms.
+				assertThat(Integer.parseInt(suggested.group(1))).isGreaterThanOrEqualTo(210);
+			});
+		}
+	}
+
+	@Test
+	void startupWhenTimeoutCoversFarRedisThenNoW017(CapturedOutput output) throws Exception {
+		try (DelayingTcpProxy far = DelayingTcpProxy.start(host(), port(), Duration.ofMillis(20))) {
+			runner(far).withPropertyValues("ratelimit.redis.timeout=500ms").run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(count(output)).isZero();
+			});
+		}
+	}
+
+	@Test
+	void startupWhenRedisIsNearThenDefaultTimeoutGetsNoW017(CapturedOutput output) throws Exception {
+		try (DelayingTcpProxy near = DelayingTcpProxy.start(host(), port(), Duration.ZERO)) {
+			runner(near).run((context) -> {
+				assertThat(context).hasNotFailed();
+				assertThat(count(output)).isZero();
+			});
+		}
+	}
+
+	@Test
+	void startupWhenNoCallIsAnsweredWithinTheTimeoutThenW017SaysSo(CapturedOutput output) throws Exception {
+		// 120 ms a round trip against a 100 ms timeout: every connection attempt times out.
+		try (DelayingTcpProxy far = DelayingTcpProxy.start(host(), port(), Duration.ofMillis(60))) {
+			runner(far).run((context) -> {
+				assertThat(context).as("startup never fails for Redis").hasNotFailed();
+				assertThat(count(output)).isOne();
+				assertThat(line(output)).contains("Redis answered none of the",
+						"within ratelimit.redis.timeout=100ms", "ratelimit.redis.failure-mode");
+			});
+		}
+	}
+
+	@Test
+	void startupWhenRedisIsDownThenNoW017(CapturedOutput output) throws Exception {
+		DelayingTcpProxy gone = DelayingTcpProxy.start(host(), port(), Duration.ZERO);
+		gone.close();
+		runner(gone).run((context) -> {
+			assertThat(context).hasNotFailed();
+			// Redis down is the outage warning's to report, not a timeout to change.
+			assertThat(count(output)).isZero();
+		});
+	}
+
+	private static ApplicationContextRunner runner(DelayingTcpProxy proxy) {
+		return new ApplicationContextRunner()
+			.withConfiguration(
+					AutoConfigurations.of(DataRedisAutoConfiguration.class, RateLimitRedisAutoConfiguration.class))
+			.withPropertyValues("spring.data.redis.url=" + proxy.redisUrl(),
+					"ratelimit.redis.key-prefix=" + redis.prefix(),
+					"ratelimit.key-secret=0123456789abcdef0123456789abcdef");
+	}
+
+	private static String host() {
+		return URI.create(redis.url()).getHost();
+	}
+
+	private static int port() {
+		return URI.create(redis.url()).getPort();
+	}
+
+	private static long count(CapturedOutput output) {
+		return output.getAll().lines().filter((line) -> line.contains(CODE)).count();
+	}
+
+	private static String line(CapturedOutput output) {
+		return output.getAll().lines().filter((line) -> line.contains(CODE)).findFirst().orElseThrow();
+	}
+
+}
