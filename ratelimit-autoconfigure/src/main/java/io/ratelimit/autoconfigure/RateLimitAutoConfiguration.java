@@ -12,6 +12,7 @@ import io.ratelimit.autoconfigure.web.LoginEndpointResolver;
 import io.ratelimit.autoconfigure.web.LoginOutcomes;
 import io.ratelimit.autoconfigure.web.MvcEndpointResolver;
 import io.ratelimit.autoconfigure.web.MvcEndpointTemplates;
+import io.ratelimit.autoconfigure.web.AsyncTasks;
 import io.ratelimit.autoconfigure.web.RateLimitFilter;
 import io.ratelimit.autoconfigure.web.RateLimitFilterListener;
 import io.ratelimit.core.RateLimiter;
@@ -53,6 +54,8 @@ import org.springframework.boot.web.servlet.FilterRegistrationBean;
 import org.springframework.context.ApplicationContext;
 import org.springframework.context.annotation.Bean;
 import org.springframework.web.servlet.DispatcherServlet;
+import org.springframework.web.servlet.config.annotation.AsyncSupportConfigurer;
+import org.springframework.web.servlet.config.annotation.WebMvcConfigurer;
 
 /**
  * Rate-limits every request of a servlet web application: the pipeline of
@@ -220,6 +223,24 @@ public class RateLimitAutoConfiguration {
 		boolean beforeSecurity = properties.getFilter().getPosition() == FilterPosition.BEFORE_SECURITY;
 		registration.setOrder(beforeSecurity ? SECURITY_FILTER_ORDER - 10 : SECURITY_FILTER_ORDER + 10);
 		return registration;
+	}
+
+	/**
+	 * Follows the tasks handlers hand to Spring MVC, so that a request that timed out keeps
+	 * its permits while its task still runs.
+	 */
+	@Bean
+	@ConditionalOnMissingBean(name = "rateLimitAsyncTasks")
+	WebMvcConfigurer rateLimitAsyncTasks() {
+		AsyncTasks tasks = new AsyncTasks();
+		return new WebMvcConfigurer() {
+
+			@Override
+			public void configureAsyncSupport(AsyncSupportConfigurer configurer) {
+				configurer.registerCallableInterceptors(tasks);
+			}
+
+		};
 	}
 
 	/**

@@ -269,6 +269,34 @@ class InFlightLimitsEndToEndTest {
 	}
 
 	@Test
+	void getWhenAsyncTasksTimeOutAndStopWhenInterruptedThenTheirPermitsAreReleased() throws Exception {
+		List<CompletableFuture<HttpResponse<String>>> timedOut = hold(2, "/api/task-timeout/");
+
+		for (CompletableFuture<HttpResponse<String>> response : timedOut) {
+			// The timeout's 503, or the 500 of the interrupted task, whichever Spring MVC takes.
+			assertThat(response.get(10, TimeUnit.SECONDS).statusCode()).isIn(500, 503);
+		}
+		await().atMost(Duration.ofSeconds(10)).until(() -> permitsHeld() == 0);
+		assertThat(header(get("/api/fast"), "RateLimit")).endsWith("\"in-flight\";r=1;t=0");
+	}
+
+	@Test
+	void getWhenAsyncTasksTimeOutButRunOnThenTheirPermitsAreHeldUntilTheyReturn() throws Exception {
+		List<CompletableFuture<HttpResponse<String>>> timedOut = hold(2, "/api/stubborn-task/");
+
+		for (CompletableFuture<HttpResponse<String>> response : timedOut) {
+			assertThat(response.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(503);
+		}
+		// The caller got its answers, but its two tasks still run: it is still at its limit.
+		assertThat(permitsHeld()).isEqualTo(2);
+		assertThat(get("/api/fast").statusCode()).isEqualTo(429);
+
+		SlowHandlers.open();
+		await().atMost(Duration.ofSeconds(10)).until(() -> permitsHeld() == 0);
+		assertThat(header(get("/api/fast"), "RateLimit")).endsWith("\"in-flight\";r=1;t=0");
+	}
+
+	@Test
 	void getWhenClientAbortsWhileTheResponseIsWrittenThenThePermitIsReleased() throws Exception {
 		try (Socket socket = new Socket()) {
 			socket.connect(new InetSocketAddress("127.0.0.1", this.port), 10_000);

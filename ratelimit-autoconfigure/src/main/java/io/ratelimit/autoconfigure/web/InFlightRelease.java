@@ -12,7 +12,9 @@ import jakarta.servlet.http.HttpServletRequest;
  * complete then, and its permits go back at once. An asynchronous request ({@code Callable},
  * {@code DeferredResult}, ...) is still in progress: its permits go back when the
  * asynchronous processing completes, fails or times out, whichever the container reports
- * first. Release happens once whatever the number of calls ({@link HeldPermits}).
+ * first, and once the tasks the handler handed to Spring MVC have returned
+ * ({@link AsyncTasks}). Release happens once whatever the number of calls
+ * ({@link HeldPermits}).
  */
 final class InFlightRelease {
 
@@ -25,7 +27,7 @@ final class InFlightRelease {
 			return;
 		}
 		try {
-			request.getAsyncContext().addListener(new Listener(permits));
+			request.getAsyncContext().addListener(new Listener(permits, AsyncTasks.of(request)));
 		}
 		catch (IllegalStateException ex) {
 			// The asynchronous processing ended meanwhile: nothing holds the request any more.
@@ -41,23 +43,26 @@ final class InFlightRelease {
 
 		private final HeldPermits permits;
 
-		Listener(HeldPermits permits) {
+		private final AsyncTasks.Releases releases;
+
+		Listener(HeldPermits permits, AsyncTasks.Releases releases) {
 			this.permits = permits;
+			this.releases = releases;
 		}
 
 		@Override
 		public void onComplete(AsyncEvent event) {
-			this.permits.release();
+			this.releases.afterTasks(this.permits::release);
 		}
 
 		@Override
 		public void onTimeout(AsyncEvent event) {
-			this.permits.release();
+			this.releases.afterTasks(this.permits::release);
 		}
 
 		@Override
 		public void onError(AsyncEvent event) {
-			this.permits.release();
+			this.releases.afterTasks(this.permits::release);
 		}
 
 		@Override

@@ -52,7 +52,7 @@ final class PermitHoldingChain implements FilterChain {
 			}
 		}
 		if (request.isAsyncStarted()) {
-			request.getAsyncContext().addListener(new Release(this.permit, response));
+			request.getAsyncContext().addListener(new Release(this.permit, response, AsyncTasks.of(request)));
 		}
 		else {
 			this.permit.release(completionOf(response));
@@ -82,24 +82,31 @@ final class PermitHoldingChain implements FilterChain {
 		/** The context's response is out of reach once it completed: this is the same one. */
 		private final ServletResponse response;
 
-		Release(Permit permit, ServletResponse response) {
+		private final AsyncTasks.Releases releases;
+
+		Release(Permit permit, ServletResponse response, AsyncTasks.Releases releases) {
 			this.permit = permit;
 			this.response = response;
+			this.releases = releases;
 		}
+
+		// The completion is read now, and the permit given back once the request's tasks
+		// have returned (AsyncTasks): a timed-out task still running holds its place.
 
 		@Override
 		public void onComplete(AsyncEvent event) {
-			this.permit.release(completionOf(this.response));
+			Completion completion = completionOf(this.response);
+			this.releases.afterTasks(() -> this.permit.release(completion));
 		}
 
 		@Override
 		public void onTimeout(AsyncEvent event) {
-			this.permit.release(Completion.DROPPED);
+			this.releases.afterTasks(() -> this.permit.release(Completion.DROPPED));
 		}
 
 		@Override
 		public void onError(AsyncEvent event) {
-			this.permit.release(Completion.IGNORED);
+			this.releases.afterTasks(() -> this.permit.release(Completion.IGNORED));
 		}
 
 		@Override

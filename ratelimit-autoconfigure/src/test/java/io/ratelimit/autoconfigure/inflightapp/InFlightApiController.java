@@ -9,6 +9,7 @@ import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RestController;
 import org.springframework.web.context.request.async.DeferredResult;
+import org.springframework.web.context.request.async.WebAsyncTask;
 
 @RestController
 class InFlightApiController {
@@ -38,6 +39,24 @@ class InFlightApiController {
 	@GetMapping("/api/deferred/{id}")
 	DeferredResult<String> deferred(@PathVariable String id) {
 		return SlowHandlers.defer(30_000);
+	}
+
+	/** Times out after 200 ms, and stops when Spring MVC then interrupts it. */
+	@GetMapping("/api/task-timeout/{id}")
+	WebAsyncTask<String> taskTimeout(@PathVariable String id) {
+		return new WebAsyncTask<>(200, () -> {
+			SlowHandlers.enterAndWait();
+			return "task " + id;
+		});
+	}
+
+	/** Times out after 200 ms, and runs on until the test opens the gate. */
+	@GetMapping("/api/stubborn-task/{id}")
+	WebAsyncTask<String> stubbornTask(@PathVariable String id) {
+		return new WebAsyncTask<>(200, () -> {
+			SlowHandlers.enterAndWaitThroughInterrupts();
+			return "stubborn " + id;
+		});
 	}
 
 	@GetMapping("/api/deferred-timeout")

@@ -62,6 +62,25 @@ public final class SlowHandlers {
 		current.await(30, TimeUnit.SECONDS);
 	}
 
+	/** As {@link #enterAndWait()}, but carries on when interrupted, as a task that ignores it. */
+	static void enterAndWaitThroughInterrupts() {
+		CountDownLatch current = gate;
+		entered.release();
+		boolean interrupted = false;
+		while (true) {
+			try {
+				current.await(30, TimeUnit.SECONDS);
+				break;
+			}
+			catch (InterruptedException ex) {
+				interrupted = true;
+			}
+		}
+		if (interrupted) {
+			Thread.currentThread().interrupt();
+		}
+	}
+
 	static DeferredResult<String> defer(long timeoutMillis) {
 		DeferredResult<String> result = new DeferredResult<>(timeoutMillis);
 		// Pending before entered: a test that saw it enter and opens the gate completes it.

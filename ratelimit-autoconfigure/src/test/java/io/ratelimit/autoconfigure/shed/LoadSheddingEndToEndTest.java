@@ -12,6 +12,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import io.micrometer.core.instrument.MeterRegistry;
 import io.ratelimit.autoconfigure.shedapp.SheddingApplication;
@@ -206,6 +207,20 @@ class LoadSheddingEndToEndTest {
 			}
 			await().atMost(Duration.ofSeconds(5)).until(() -> this.shedder.inFlight() == 0);
 			assertThat(this.shedder.shed(Priority.DEFAULT)).isZero();
+		}
+
+		@Test
+		void getWhenAsyncTaskTimesOutButRunsOnThenItHoldsItsPlaceUntilItReturns() throws Exception {
+			List<CompletableFuture<HttpResponse<String>>> held = hold("/api/stubborn", 2);
+			for (CompletableFuture<HttpResponse<String>> response : held) {
+				assertThat(response.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(503);
+			}
+			// Answered, but both tasks still run on the server: their places are still taken.
+			assertThat(this.controller.serving()).isEqualTo(2);
+			assertThat(this.shedder.inFlight()).isEqualTo(2);
+
+			this.controller.open();
+			await().atMost(Duration.ofSeconds(5)).until(() -> this.shedder.inFlight() == 0);
 		}
 
 		@Test

@@ -72,6 +72,21 @@ public class SheddingController {
 		return () -> held("async");
 	}
 
+	/** Runs on past the request's timeout, until the gate opens: it ignores interrupts. */
+	@GetMapping("/api/stubborn")
+	Callable<String> stubborn() {
+		return () -> {
+			while (true) {
+				try {
+					return held("stubborn");
+				}
+				catch (InterruptedException ex) {
+					// Ignored, as by a task that does not stop when Spring MVC cancels it.
+				}
+			}
+		};
+	}
+
 	@GetMapping("/api/never")
 	DeferredResult<String> never() {
 		return new DeferredResult<>();
