@@ -111,7 +111,7 @@ public enum Diagnostic {
 	 */
 	W016,
 	/**
-	 * {@code ratelimit.redis.timeout} is shorter than the flush interval plus ten round
+	 * {@code ratelimit.redis.timeout} is shorter than the flush interval plus eight round
 	 * trips to Redis as measured at startup (or no call was answered within it), so calls
 	 * to Redis will time out under load and global policies will be decided by the failure
 	 * mode.

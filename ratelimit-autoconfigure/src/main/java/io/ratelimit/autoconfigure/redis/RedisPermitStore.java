@@ -135,12 +135,11 @@ final class RedisPermitStore implements PermitStore, AutoCloseable {
 		this.prefix = (Objects.requireNonNull(keyPrefix, "keyPrefix must not be null") + "in-flight:")
 			.getBytes(StandardCharsets.UTF_8);
 		this.timeout = Objects.requireNonNull(timeout, "timeout must not be null");
-		// An attempt takes at most a connect timeout and a handshake timeout.
 		this.connection = new LazyConnection<>(() -> {
 			StatefulConnection<byte[], byte[]> opened = connector.connect().connection();
 			opened.setTimeout(timeout);
 			return opened;
-		}, timeout.multipliedBy(2));
+		}, timeout, "ratelimit-redis-permits-connect");
 		if (ttl.compareTo(Duration.ofSeconds(1)) < 0) {
 			throw new IllegalArgumentException("The permit time to live must be at least 1s, but was " + ttl);
 		}

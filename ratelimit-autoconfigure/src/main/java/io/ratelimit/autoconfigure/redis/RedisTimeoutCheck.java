@@ -11,21 +11,24 @@ import org.jspecify.annotations.Nullable;
 /**
  * Warns once at startup ({@link Diagnostic#W017}) when {@code ratelimit.redis.timeout} is too
  * short for the Redis the warm-up measured. The default of 100 ms suits a Redis in the same
- * zone; a Redis farther away makes every call time out under load, and global policies then
- * run on the failure mode for good, which nothing else would say until the first outage
- * warning. A batched call waits up to one flush interval for its write, then takes a round
- * trip per attempt, and replicas that contend on a key retry: the timeout should cover the
- * flush interval and {@value #ROUND_TRIPS} round trips. Measured in docs/scaling.md with 40
- * ms round trips and a 10 ms flush interval: 230 ms (five round trips) ran a hot key on the
- * failure mode, 290 ms still fell back once, 350 ms never; the rule asks for 410 ms.
+ * zone; a Redis farther away makes calls time out under load, and global policies then run
+ * on the failure mode, which nothing else would explain. A batched call waits up to one
+ * flush interval for its write, then takes a round trip per attempt, and replicas that
+ * contend on a key retry. Measured in docs/scaling.md with 40 ms round trips and a 10 ms
+ * flush interval: a hot key ran on the failure mode with a 230 ms timeout, fell back once
+ * at 290 ms (about seven round trips), never at 350 ms or more. So this warns below the
+ * flush interval plus {@value #WARN_BELOW_ROUND_TRIPS} round trips, and asks for
+ * {@value #SUGGESTED_ROUND_TRIPS}, which a round trip measured a little slow still meets.
  */
 final class RedisTimeoutCheck {
 
 	private static final Log logger = LogFactory.getLog(RedisTimeoutCheck.class);
 
-	static final int ROUND_TRIPS = 10;
+	static final int WARN_BELOW_ROUND_TRIPS = 8;
 
-	private static final long ROUNDING_MILLIS = 10;
+	static final int SUGGESTED_ROUND_TRIPS = 10;
+
+	private static final long ROUNDING_NANOS = Duration.ofMillis(10).toNanos();
 
 	private RedisTimeoutCheck() {
 	}
@@ -40,35 +43,39 @@ final class RedisTimeoutCheck {
 	/**
 	 * What is wrong with the timeout, if anything.
 	 * @return the warning's text, or {@code null} if the timeout is long enough, or if Redis
-	 * refused or failed otherwise than by not answering in time (down, a wrong password:
-	 * not the timeout's fault)
+	 * refused or failed fast (down, a wrong password: not the timeout's doing)
 	 */
 	static @Nullable String problem(Duration timeout, Duration flushInterval, RedisBucketStore.WarmUp warmUp) {
 		String setting = "ratelimit.redis.timeout=" + timeout.toMillis() + "ms";
-		String consequence = "calls to Redis will time out, and global policies will be decided by "
+		String consequence = "calls to Redis time out, and global policies are decided by "
 				+ "ratelimit.redis.failure-mode instead of Redis. ";
+		String rule = "the batch flush interval (ratelimit.redis.batch.flush-interval=" + flushInterval.toMillis()
+				+ "ms) plus " + SUGGESTED_ROUND_TRIPS + " round trips";
 		Duration fastest = warmUp.fastest();
 		if (fastest == null) {
 			if (warmUp.timedOut() == 0) {
 				return null;
 			}
-			return "Redis answered none of the " + warmUp.timedOut() + " calls of the startup warm-up within "
-					+ setting + " (connecting takes a round trip or two): it hangs, or it is farther away than the "
-					+ "timeout allows. Until it answers in time, " + consequence + "If Redis is far away, set "
-					+ "ratelimit.redis.timeout to at least ratelimit.redis.batch.flush-interval plus "
-					+ ROUND_TRIPS + " round trips.";
+			if (!warmUp.connected()) {
+				return "No connection to Redis could be opened within " + setting + " at startup ("
+						+ warmUp.timedOut() + " attempts ran out of time; connecting, with TLS and the handshake, "
+						+ "takes several round trips): Redis is unreachable (a host that drops packets), hangs, or "
+						+ "is farther away than the timeout allows. Until a connection opens, " + consequence
+						+ "If Redis is far away, set ratelimit.redis.timeout to at least " + rule + ".";
+			}
+			return "Redis answered too few of the startup warm-up's decisions within " + setting + " ("
+					+ warmUp.timedOut() + " ran out of time): it is farther away or slower than the timeout allows, "
+					+ "and under load " + consequence + "Set ratelimit.redis.timeout to at least " + rule + ".";
 		}
-		Duration needed = flushInterval.plus(fastest.multipliedBy(ROUND_TRIPS));
-		if (timeout.compareTo(needed) >= 0) {
+		if (timeout.compareTo(flushInterval.plus(fastest.multipliedBy(WARN_BELOW_ROUND_TRIPS))) >= 0) {
 			return null;
 		}
-		long suggested = (needed.toMillis() / ROUNDING_MILLIS + 1) * ROUNDING_MILLIS;
-		return "A round trip to Redis took " + millis(fastest) + " at startup (the fastest decision of the "
-				+ "warm-up), too long for " + setting + ": a batched call waits up to "
-				+ "ratelimit.redis.batch.flush-interval=" + flushInterval.toMillis() + "ms for its write, then "
-				+ "takes a round trip per attempt, and replicas contending on a key retry. Under load "
-				+ consequence + "Set ratelimit.redis.timeout to at least " + suggested + "ms (the flush interval "
-				+ "plus " + ROUND_TRIPS + " round trips).";
+		long needed = flushInterval.plus(fastest.multipliedBy(SUGGESTED_ROUND_TRIPS)).toNanos();
+		long suggested = Duration.ofNanos((needed + ROUNDING_NANOS - 1) / ROUNDING_NANOS * ROUNDING_NANOS).toMillis();
+		return "A round trip to Redis took " + millis(fastest) + " at startup (the fastest warm decision), too "
+				+ "long for " + setting + ": a batched call waits up to the flush interval for its write, then takes "
+				+ "a round trip per attempt, and replicas contending on a key retry. Under load " + consequence
+				+ "Set ratelimit.redis.timeout to at least " + suggested + "ms (" + rule + ").";
 	}
 
 	private static String millis(Duration duration) {
