@@ -250,8 +250,9 @@ final class RedisPermitStore implements PermitStore, AutoCloseable {
 
 	/**
 	 * Opens the connection now, so that the first requests do not pay for connecting. One
-	 * attempt, bounded by the timeouts of connecting; never fails: if Redis is down or hangs,
-	 * the requests connect on first use, and each follows the failure mode meanwhile.
+	 * attempt, waited for as a request would ({@link LazyConnection}); never fails: if Redis
+	 * is down or hangs, the requests connect on first use, and each follows the failure mode
+	 * meanwhile.
 	 * Nothing is run on the connection: a warm-up command would be one more that an ACL user
 	 * must be allowed.
 	 * @return whether the connection is open
