@@ -28,6 +28,7 @@ import io.github.bucket4j.distributed.ExpirationAfterWriteStrategy;
 import io.github.bucket4j.distributed.proxy.optimization.Optimizations;
 import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.api.StatefulConnection;
 import io.ratelimit.core.TimeSource;
 import io.ratelimit.core.bucket.BucketKey;
@@ -507,7 +508,7 @@ final class RedisBucketStore implements LeasableBucketStore, ServerAnswers, Auto
 		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
 			// Not any TLS failure: a handshake that overran the timeout in a cold JVM succeeds
 			// when tried again.
-			if (cause instanceof ConnectException || cause instanceof CertificateException) {
+			if (cause instanceof ConnectException || cause instanceof CertificateException || refusedAccess(cause)) {
 				return true;
 			}
 			// A cluster client that reached none of its nodes reports each failure beside
@@ -519,6 +520,13 @@ final class RedisBucketStore implements LeasableBucketStore, ServerAnswers, Auto
 			}
 		}
 		return false;
+	}
+
+	/** Credentials or permissions Redis refused: trying again cannot change its answer. */
+	private static boolean refusedAccess(Throwable ex) {
+		String message = ex.getMessage();
+		return ex instanceof RedisCommandExecutionException && message != null
+				&& (message.startsWith("WRONGPASS") || message.startsWith("NOAUTH") || message.startsWith("NOPERM"));
 	}
 
 	private Connected connected() {

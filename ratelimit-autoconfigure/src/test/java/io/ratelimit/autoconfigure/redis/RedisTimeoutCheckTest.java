@@ -106,6 +106,22 @@ class RedisTimeoutCheckTest {
 		});
 	}
 
+	@Test
+	void startupWhenRedisRejectsTheCredentialsThenItGivesUpAtOnceWithoutW017(CapturedOutput output)
+			throws Exception {
+		try (DelayingTcpProxy near = DelayingTcpProxy.start(host(), port(), Duration.ZERO)) {
+			// A user that does not exist: WRONGPASS from any Redis of version 6 or later.
+			String url = "redis://nobody-" + redis.prefix().replace(":", "") + ":wrong@127.0.0.1:" + near.port();
+			runner(near).withPropertyValues("spring.data.redis.url=" + url).run((context) -> {
+				assertThat(context).hasNotFailed();
+				// An answer of Redis that trying again cannot change: not one attempt after
+				// another for the whole warm-up budget (the buckets' store and the permits').
+				assertThat(near.connections()).isLessThanOrEqualTo(2);
+				assertThat(count(output)).isZero();
+			});
+		}
+	}
+
 	private static ApplicationContextRunner runner(DelayingTcpProxy proxy) {
 		return new ApplicationContextRunner()
 			.withConfiguration(
