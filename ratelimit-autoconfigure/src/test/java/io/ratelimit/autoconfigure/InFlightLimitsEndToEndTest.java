@@ -297,6 +297,42 @@ class InFlightLimitsEndToEndTest {
 	}
 
 	@Test
+	void getWhenRequestsShareOneCallableInstanceThenEachReleasesItsOwnPermits() throws Exception {
+		List<CompletableFuture<HttpResponse<String>>> held = hold(2, "/api/shared-task/");
+
+		SlowHandlers.open();
+		for (CompletableFuture<HttpResponse<String>> response : held) {
+			assertThat(response.get(10, TimeUnit.SECONDS).body()).isEqualTo("shared");
+		}
+		await().atMost(Duration.ofSeconds(10)).until(() -> permitsHeld() == 0);
+		assertThat(header(get("/api/fast"), "RateLimit")).endsWith("\"in-flight\";r=1;t=0");
+	}
+
+	@Test
+	void getWhenTheExecutorRejectsTheTaskThenThePermitIsReleased() throws Exception {
+		assertThat(get("/api/rejected-task/1").statusCode()).isGreaterThanOrEqualTo(500);
+
+		await().atMost(Duration.ofSeconds(10)).until(() -> permitsHeld() == 0);
+		assertThat(header(get("/api/fast"), "RateLimit")).endsWith("\"in-flight\";r=1;t=0");
+	}
+
+	@Test
+	void getWhenATaskTimesOutBeforeItStartsThenItNeverRunsAndHoldsNothing() throws Exception {
+		List<CompletableFuture<HttpResponse<String>>> sent = hold(1, "/api/queued-task/");
+		// The executor's one thread is taken: the second task waits in its queue, and times out.
+		sent.add(sendAsync("/api/queued-task/1"));
+		for (CompletableFuture<HttpResponse<String>> response : sent) {
+			assertThat(response.get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(503);
+		}
+		assertThat(permitsHeld()).as("the running task's").isEqualTo(1);
+
+		SlowHandlers.open();
+		await().atMost(Duration.ofSeconds(10)).until(() -> permitsHeld() == 0);
+		assertThat(SlowHandlers.entered()).as("tasks that ran").isEqualTo(1);
+		assertThat(header(get("/api/fast"), "RateLimit")).endsWith("\"in-flight\";r=1;t=0");
+	}
+
+	@Test
 	void getWhenClientAbortsWhileTheResponseIsWrittenThenThePermitIsReleased() throws Exception {
 		try (Socket socket = new Socket()) {
 			socket.connect(new InetSocketAddress("127.0.0.1", this.port), 10_000);

@@ -3,6 +3,7 @@ package io.ratelimit.autoconfigure.web;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CancellationException;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
@@ -23,7 +24,16 @@ import org.springframework.web.context.request.async.CallableProcessingIntercept
  * running. Released with the response, its permits would let the caller start more work
  * than its in-flight limit, and the load shedder admit more than its concurrency limit, just
  * when the service is slow enough for requests to time out. So a release due when the
- * response completes waits until every such task of the request has returned.
+ * response completes waits until the request's running tasks have returned.
+ * <p>
+ * A task counts from the moment it starts on its executor ({@code preProcess}) to the moment
+ * it returns ({@code postProcess}, which Spring MVC calls for every interceptor whose
+ * {@code preProcess} ran, whatever the task did): a task the executor rejected, or that was
+ * cancelled while it waited in the queue, never counts, and so never holds a release back.
+ * Once the response has completed, a task that has not started yet is refused: it would
+ * otherwise run without permits. Tasks are told apart by the asynchronous request Spring MVC
+ * made for them (one per handler call), not by the {@code Callable}, which requests may
+ * share (a lambda that captures nothing is one instance).
  * <p>
  * A {@code DeferredResult} (and what Spring MVC turns into one: a {@code CompletableFuture},
  * a reactive type) is completed by threads of the application, which nothing here can
@@ -35,49 +45,63 @@ public final class AsyncTasks implements CallableProcessingInterceptor {
 
 	private static final String ATTRIBUTE = AsyncTasks.class.getName();
 
+	/** The task this thread runs, from its start to its return: both run on its thread. */
+	private static final ThreadLocal<@Nullable Tasks> current = new ThreadLocal<>();
+
 	/**
-	 * The running tasks of each request, found again by the task: once the task returns, the
-	 * request may be complete and recycled by the container, and must not be read. Weak
-	 * keys: a task that never ran (another interceptor failed before it was submitted)
-	 * leaves nothing behind.
+	 * The tasks of each request, found by the asynchronous request Spring MVC passes when the
+	 * task starts: the servlet request may be complete and recycled by then, and must not be
+	 * read. Weak keys: an entry goes with its asynchronous request.
 	 */
-	private final Cache<Callable<?>, Running> running = Caffeine.newBuilder().weakKeys().build();
+	private final Cache<NativeWebRequest, Tasks> submitted = Caffeine.newBuilder().weakKeys().build();
 
 	@Override
 	public <T> void beforeConcurrentHandling(NativeWebRequest request, Callable<T> task) {
 		ServletRequest servlet = request.getNativeRequest(ServletRequest.class);
-		if (servlet == null) {
-			return;
+		if (servlet != null) {
+			this.submitted.put(request, tasksOf(servlet));
 		}
-		Running tasks = (Running) servlet.getAttribute(ATTRIBUTE);
-		if (tasks == null) {
-			tasks = new Running();
-			servlet.setAttribute(ATTRIBUTE, tasks);
+	}
+
+	@Override
+	public <T> void preProcess(NativeWebRequest request, Callable<T> task) {
+		Tasks tasks = this.submitted.getIfPresent(request);
+		if (tasks != null && !tasks.start()) {
+			throw new CancellationException("The response of this task's request has completed: it does not run");
 		}
-		tasks.started();
-		this.running.put(task, tasks);
+		current.set(tasks);
 	}
 
 	@Override
 	public <T> void postProcess(NativeWebRequest request, Callable<T> task, @Nullable Object result) {
-		Running tasks = this.running.asMap().remove(task);
+		Tasks tasks = current.get();
+		current.remove();
 		if (tasks != null) {
-			tasks.ended();
+			tasks.returned();
 		}
 	}
 
 	/**
-	 * Returns what runs a release after the request's tasks: to be taken while the request
-	 * is still in progress (the filter's thread, or the container's completion callbacks).
+	 * Returns what runs a release after the request's running tasks: to be called while the
+	 * request is in progress (by the filter once its chain returned, with the request
+	 * asynchronous).
 	 * @param request the request
 	 * @return where to hand releases
 	 */
 	static Releases of(ServletRequest request) {
-		Object tasks = request.getAttribute(ATTRIBUTE);
-		return (tasks instanceof Running running) ? running::afterAll : Runnable::run;
+		return tasksOf(request)::afterRunning;
 	}
 
-	/** Runs a release now, or once the tasks of its request have returned. */
+	private static Tasks tasksOf(ServletRequest request) {
+		Tasks tasks = (Tasks) request.getAttribute(ATTRIBUTE);
+		if (tasks == null) {
+			tasks = new Tasks();
+			request.setAttribute(ATTRIBUTE, tasks);
+		}
+		return tasks;
+	}
+
+	/** Runs a release now, or once the running tasks of its request have returned. */
 	@FunctionalInterface
 	interface Releases {
 
@@ -85,31 +109,41 @@ public final class AsyncTasks implements CallableProcessingInterceptor {
 
 	}
 
-	private static final class Running {
+	/** The tasks of one request. */
+	private static final class Tasks {
 
-		private int count;
+		private int running;
+
+		private boolean completed;
 
 		private @Nullable List<Runnable> waiting;
 
-		synchronized void started() {
-			this.count++;
+		/** A task starts, unless the response completed. */
+		synchronized boolean start() {
+			if (this.completed) {
+				return false;
+			}
+			this.running++;
+			return true;
 		}
 
-		void ended() {
+		void returned() {
 			List<Runnable> due;
 			synchronized (this) {
-				if (--this.count > 0 || this.waiting == null) {
+				if (--this.running > 0 || this.waiting == null) {
 					return;
 				}
 				due = this.waiting;
 				this.waiting = null;
 			}
-			due.forEach(Running::runSafely);
+			due.forEach(Tasks::runSafely);
 		}
 
-		void afterAll(Runnable release) {
+		/** The response completed: the release runs once no task runs, and none starts after. */
+		void afterRunning(Runnable release) {
 			synchronized (this) {
-				if (this.count > 0) {
+				this.completed = true;
+				if (this.running > 0) {
 					if (this.waiting == null) {
 						this.waiting = new ArrayList<>(2);
 					}

@@ -2,9 +2,13 @@ package io.ratelimit.autoconfigure.inflightapp;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.util.concurrent.Callable;
 
 import jakarta.servlet.http.HttpServletResponse;
 
+import org.springframework.core.task.AsyncTaskExecutor;
+import org.springframework.core.task.TaskRejectedException;
+import org.springframework.scheduling.concurrent.ThreadPoolTaskExecutor;
 import org.springframework.web.bind.annotation.GetMapping;
 import org.springframework.web.bind.annotation.PathVariable;
 import org.springframework.web.bind.annotation.RestController;
@@ -13,6 +17,24 @@ import org.springframework.web.context.request.async.WebAsyncTask;
 
 @RestController
 class InFlightApiController {
+
+	/** Captures nothing: the JVM hands every request this one instance. */
+	private static final Callable<String> SHARED = () -> {
+		SlowHandlers.enterAndWait();
+		return "shared";
+	};
+
+	/** One thread: a second task waits in the queue, and may time out there. */
+	private static final ThreadPoolTaskExecutor ONE_THREAD = oneThread();
+
+	private static ThreadPoolTaskExecutor oneThread() {
+		ThreadPoolTaskExecutor executor = new ThreadPoolTaskExecutor();
+		executor.setCorePoolSize(1);
+		executor.setMaxPoolSize(1);
+		executor.setThreadNamePrefix("one-thread-");
+		executor.initialize();
+		return executor;
+	}
 
 	@GetMapping("/api/slow/{id}")
 	String slow(@PathVariable String id) throws InterruptedException {
@@ -56,6 +78,28 @@ class InFlightApiController {
 		return new WebAsyncTask<>(200, () -> {
 			SlowHandlers.enterAndWaitThroughInterrupts();
 			return "stubborn " + id;
+		});
+	}
+
+	@GetMapping("/api/shared-task/{id}")
+	Callable<String> sharedTask(@PathVariable String id) {
+		return SHARED;
+	}
+
+	/** An executor that is full: the task is never run. */
+	@GetMapping("/api/rejected-task/{id}")
+	WebAsyncTask<String> rejectedTask(@PathVariable String id) {
+		AsyncTaskExecutor full = (task) -> {
+			throw new TaskRejectedException("full");
+		};
+		return new WebAsyncTask<>(5_000L, full, () -> "never");
+	}
+
+	@GetMapping("/api/queued-task/{id}")
+	WebAsyncTask<String> queuedTask(@PathVariable String id) {
+		return new WebAsyncTask<>(300L, ONE_THREAD, () -> {
+			SlowHandlers.enterAndWaitThroughInterrupts();
+			return "queued " + id;
 		});
 	}
 
