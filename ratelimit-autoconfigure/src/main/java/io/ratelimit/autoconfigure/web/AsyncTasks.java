@@ -31,7 +31,8 @@ import org.springframework.web.context.request.async.CallableProcessingIntercept
  * {@code preProcess} ran, whatever the task did): a task the executor rejected, or that was
  * cancelled while it waited in the queue, never counts, and so never holds a release back.
  * Once the response has completed, a task that has not started yet is refused: it would
- * otherwise run without permits. Tasks are told apart by the asynchronous request Spring MVC
+ * otherwise run without permits (Spring MVC cancels such a task too, which an executor of
+ * the application might not honour). Tasks are told apart by the asynchronous request Spring MVC
  * made for them (one per handler call), not by the {@code Callable}, which requests may
  * share (a lambda that captures nothing is one instance).
  * <p>
@@ -45,8 +46,11 @@ public final class AsyncTasks implements CallableProcessingInterceptor {
 
 	private static final String ATTRIBUTE = AsyncTasks.class.getName();
 
-	/** The task this thread runs, from its start to its return: both run on its thread. */
-	private static final ThreadLocal<@Nullable Tasks> current = new ThreadLocal<>();
+	/**
+	 * The task this thread runs, from its start to its return: both run on its thread. Not
+	 * static: two instances in one chain each count the task, and each must uncount it.
+	 */
+	private final ThreadLocal<Tasks> current = new ThreadLocal<>();
 
 	/**
 	 * The tasks of each request, found by the asynchronous request Spring MVC passes when the
@@ -65,17 +69,19 @@ public final class AsyncTasks implements CallableProcessingInterceptor {
 
 	@Override
 	public <T> void preProcess(NativeWebRequest request, Callable<T> task) {
+		// Unknown: Spring MVC replaced the asynchronous request, as it does when it dispatches
+		// the request again (a timeout's answer), so the response is being completed.
 		Tasks tasks = this.submitted.getIfPresent(request);
-		if (tasks != null && !tasks.start()) {
+		if (tasks == null || !tasks.start()) {
 			throw new CancellationException("The response of this task's request has completed: it does not run");
 		}
-		current.set(tasks);
+		this.current.set(tasks);
 	}
 
 	@Override
 	public <T> void postProcess(NativeWebRequest request, Callable<T> task, @Nullable Object result) {
-		Tasks tasks = current.get();
-		current.remove();
+		Tasks tasks = this.current.get();
+		this.current.remove();
 		if (tasks != null) {
 			tasks.returned();
 		}

@@ -32,6 +32,7 @@ class InFlightApiController {
 		executor.setCorePoolSize(1);
 		executor.setMaxPoolSize(1);
 		executor.setThreadNamePrefix("one-thread-");
+		executor.setDaemon(true);
 		executor.initialize();
 		return executor;
 	}
