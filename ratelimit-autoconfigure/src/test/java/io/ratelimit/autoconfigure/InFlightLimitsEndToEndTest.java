@@ -297,6 +297,18 @@ class InFlightLimitsEndToEndTest {
 	}
 
 	@Test
+	void getWhenATaskStartedOnALaterAsyncDispatchRunsOnThenItsPermitIsHeldUntilItReturns() throws Exception {
+		List<CompletableFuture<HttpResponse<String>>> sent = hold(1, "/api/deferred-task/");
+
+		assertThat(sent.get(0).get(10, TimeUnit.SECONDS).statusCode()).isEqualTo(503);
+		assertThat(permitsHeld()).as("the task still runs").isEqualTo(1);
+
+		SlowHandlers.open();
+		await().atMost(Duration.ofSeconds(10)).until(() -> permitsHeld() == 0);
+		assertThat(header(get("/api/fast"), "RateLimit")).endsWith("\"in-flight\";r=1;t=0");
+	}
+
+	@Test
 	void getWhenRequestsShareOneCallableInstanceThenEachReleasesItsOwnPermits() throws Exception {
 		List<CompletableFuture<HttpResponse<String>>> held = hold(2, "/api/shared-task/");
 

@@ -3,6 +3,8 @@ package io.ratelimit.autoconfigure.inflightapp;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 import jakarta.servlet.http.HttpServletResponse;
 
@@ -102,6 +104,20 @@ class InFlightApiController {
 			SlowHandlers.enterAndWaitThroughInterrupts();
 			return "queued " + id;
 		});
+	}
+
+	/**
+	 * Asynchronous twice: a {@code DeferredResult} whose result, set from another thread, is
+	 * a task that times out after 200 ms and runs on until the test opens the gate.
+	 */
+	@GetMapping("/api/deferred-task/{id}")
+	DeferredResult<WebAsyncTask<String>> deferredTask(@PathVariable String id) {
+		DeferredResult<WebAsyncTask<String>> result = new DeferredResult<>(30_000L);
+		CompletableFuture.runAsync(() -> result.setResult(new WebAsyncTask<>(200L, () -> {
+			SlowHandlers.enterAndWaitThroughInterrupts();
+			return "nested " + id;
+		})), CompletableFuture.delayedExecutor(50, TimeUnit.MILLISECONDS));
+		return result;
 	}
 
 	@GetMapping("/api/deferred-timeout")
