@@ -15,6 +15,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 import com.github.benmanes.caffeine.cache.Cache;
@@ -85,6 +86,9 @@ final class RedisBucketStore implements LeasableBucketStore, ServerAnswers, Auto
 
 	/** Decisions run by the warm-up: enough for the JIT to compile the path of one. */
 	private static final int WARM_UP_DECISIONS = 200;
+
+	/** The least time between the starts of two connection attempts at startup. */
+	private static final long ATTEMPT_SPACING_NANOS = Duration.ofMillis(100).toNanos();
 
 	/** Warm decisions the round trip measured at startup needs, besides the first. */
 	private static final int MEASURED_DECISIONS = 5;
@@ -426,7 +430,7 @@ final class RedisBucketStore implements LeasableBucketStore, ServerAnswers, Auto
 			}
 			catch (RuntimeException ex) {
 				timedOut += timedOut(started) ? 1 : 0;
-				if (hopeless(ex) || System.nanoTime() - deadline >= 0) {
+				if (hopeless(ex) || !pausedBeforeNextAttempt(started, deadline)) {
 					return new WarmUp(false, timedOut, null);
 				}
 			}
@@ -454,6 +458,24 @@ final class RedisBucketStore implements LeasableBucketStore, ServerAnswers, Auto
 		}
 		warmUpPipeline(warmUp, deadline);
 		return new WarmUp(true, timedOut, (answered > MEASURED_DECISIONS) ? Duration.ofNanos(fastest) : null);
+	}
+
+	/**
+	 * Waits until an attempt that failed fast is {@link #ATTEMPT_SPACING_NANOS} old: a
+	 * server that answers every connection with an error (at its client limit, say) would
+	 * otherwise get one attempt after another, as fast as it answers, from every replica
+	 * starting at once.
+	 * @return whether the budget allows another attempt
+	 */
+	private static boolean pausedBeforeNextAttempt(long started, long deadline) {
+		long until = Math.min(started + ATTEMPT_SPACING_NANOS, deadline);
+		for (long left = until - System.nanoTime(); left > 0; left = until - System.nanoTime()) {
+			if (Thread.currentThread().isInterrupted()) {
+				return false;
+			}
+			LockSupport.parkNanos(left);
+		}
+		return System.nanoTime() - deadline < 0 && !Thread.currentThread().isInterrupted();
 	}
 
 	/**

@@ -1,7 +1,13 @@
 package io.ratelimit.autoconfigure.redis;
 
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -119,6 +125,41 @@ class RedisTimeoutCheckTest {
 				assertThat(near.connections()).isLessThanOrEqualTo(2);
 				assertThat(count(output)).isZero();
 			});
+		}
+	}
+
+	@Test
+	void startupWhenRedisFailsEachConnectionFastThenItSpacesItsAttempts() throws Exception {
+		// A server at its client limit answers every connection with an error, at once.
+		AtomicInteger connections = new AtomicInteger();
+		try (ServerSocket full = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+			Thread server = new Thread(() -> {
+				while (!full.isClosed()) {
+					try (Socket socket = full.accept()) {
+						connections.incrementAndGet();
+						socket.getOutputStream()
+							.write("-ERR max number of clients reached\r\n".getBytes(StandardCharsets.US_ASCII));
+					}
+					catch (IOException ex) {
+						// Closed by the test.
+					}
+				}
+			}, "full-redis");
+			server.setDaemon(true);
+			server.start();
+			new ApplicationContextRunner()
+				.withConfiguration(
+						AutoConfigurations.of(DataRedisAutoConfiguration.class, RateLimitRedisAutoConfiguration.class))
+				.withPropertyValues("spring.data.redis.url=redis://127.0.0.1:" + full.getLocalPort(),
+						"ratelimit.redis.key-prefix=" + redis.prefix(),
+						"ratelimit.key-secret=0123456789abcdef0123456789abcdef")
+				.run((context) -> {
+					assertThat(context).hasNotFailed();
+					// The 3 s warm-up budget, an attempt every 100 ms at most (and the
+					// permits' store's one): not one attempt after another as fast as the
+					// server answers.
+					assertThat(connections.get()).isBetween(1, 40);
+				});
 		}
 	}
 
