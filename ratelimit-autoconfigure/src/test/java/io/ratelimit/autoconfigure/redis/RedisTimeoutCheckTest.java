@@ -89,14 +89,15 @@ class RedisTimeoutCheckTest {
 	}
 
 	@Test
-	void startupWhenNoConnectionOpensWithinTheTimeoutThenW017SaysSo(CapturedOutput output) throws Exception {
-		// 120 ms a round trip against a 100 ms timeout: every connection attempt times out.
+	void startupWhenRedisAnswersSlowerThanTheTimeoutThenW017SaysSo(CapturedOutput output) throws Exception {
+		// 120 ms a round trip against a 100 ms timeout: connecting runs out of time, or, if a
+		// connection opens after all, the decisions do.
 		try (DelayingTcpProxy far = DelayingTcpProxy.start(host(), port(), Duration.ofMillis(60))) {
 			runner(far).run((context) -> {
 				assertThat(context).as("startup never fails for Redis").hasNotFailed();
 				assertThat(count(output)).isOne();
-				assertThat(line(output)).contains("No connection to Redis could be opened within "
-						+ "ratelimit.redis.timeout=100ms", "ratelimit.redis.failure-mode");
+				assertThat(line(output)).contains("within ratelimit.redis.timeout=100ms", "ran out of time",
+						"ratelimit.redis.failure-mode");
 			});
 		}
 	}
