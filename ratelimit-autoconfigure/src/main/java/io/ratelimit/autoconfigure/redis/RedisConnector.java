@@ -1,17 +1,24 @@
 package io.ratelimit.autoconfigure.redis;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.ByteArrayCodec;
 
 /**
@@ -84,6 +91,7 @@ interface RedisConnector {
 			@Override
 			public Connection connect() {
 				StatefulRedisClusterConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
+				connectToEveryPrimary(connection);
 				return new Connection(connection, Bucket4jLettuce.casBasedBuilder(connection), connection.async());
 			}
 
@@ -93,6 +101,40 @@ interface RedisConnector {
 			}
 
 		};
+	}
+
+	/**
+	 * Opens the connection to every primary now, all at once, and waits for them at most
+	 * the command timeout. The cluster client opens a node's connection on the first
+	 * command routed to that node, and that command waits for the connect and the handshake
+	 * (the credentials of an ACL user included) within its own timeout: the first requests
+	 * on each node could fall to the failure mode, on a busy host or a far one. A node that
+	 * cannot be reached now is left to the first command routed to it, as before.
+	 */
+	private static void connectToEveryPrimary(StatefulRedisClusterConnection<byte[], byte[]> connection) {
+		List<CompletableFuture<?>> opening = new ArrayList<>();
+		for (RedisClusterNode node : connection.getPartitions()) {
+			if (node.is(RedisClusterNode.NodeFlag.UPSTREAM)) {
+				RedisURI uri = node.getUri();
+				try {
+					// By host and port, as slots are routed: a node id would open a connection of its own.
+					opening.add(connection.getConnectionAsync(uri.getHost(), uri.getPort()));
+				}
+				catch (RuntimeException ex) {
+					// The first command to that node tries again.
+				}
+			}
+		}
+		try {
+			CompletableFuture.allOf(opening.toArray(CompletableFuture[]::new))
+				.get(connection.getTimeout().toNanos(), TimeUnit.NANOSECONDS);
+		}
+		catch (InterruptedException ex) {
+			Thread.currentThread().interrupt();
+		}
+		catch (ExecutionException | TimeoutException ex) {
+			// The first command to a node not connected yet tries again.
+		}
 	}
 
 	/**

@@ -5,7 +5,9 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -170,7 +172,9 @@ class RedisClusterTest extends BucketStoreContract {
 					BucketKey key = new BucketKey(i, stores.incrementAndGet());
 					ports.add(cluster.nodeOf(permits.redis().redisKey(key)).port());
 					taken.add(permits.failover().tryAcquire(key, 1));
-					assertThat(permits.failover().tryAcquire(key, 1)).as("none left").isNull();
+					Permit second = permits.failover().tryAcquire(key, 1);
+					assertThat(permits.failover().failures()).as("Redis failed a permit").isZero();
+					assertThat(second).as("none left").isNull();
 				}
 				assertThat(ports).hasSize(3);
 				assertThat(taken).doesNotContainNull();
@@ -185,6 +189,56 @@ class RedisClusterTest extends BucketStoreContract {
 			});
 	}
 
+
+	/**
+	 * The cluster client opens a node's connection on the first command routed to that node,
+	 * and that command waits for the connect and the handshake within its own timeout: on a
+	 * busy host the first requests on each node fell to the failure mode. Every primary is
+	 * connected by the time the context has started, before any request.
+	 */
+	@Test
+	void runWhenStartedThenEveryPrimaryIsConnectedBeforeTheFirstRequest() {
+		this.runner.withPropertyValues(clusterProperties())
+			.withPropertyValues("spring.data.redis.username=ratelimit", "spring.data.redis.password=" + PASSWORD)
+			.run((context) -> {
+				RedisGlobalPermits permits = context.getBean(RedisGlobalPermits.class);
+				Map<Integer, Long> connectionsAtStart = connectionsReceived();
+				List<BucketKey> keys = new ArrayList<>();
+				for (int i = 0; i < 30; i++) {
+					BucketKey key = new BucketKey(i, stores.incrementAndGet());
+					keys.add(key);
+					Permit permit = permits.failover().tryAcquire(key, 1);
+					assertThat(permits.failover().failures()).as("Redis failed a permit").isZero();
+					assertThat(permit).isNotNull();
+					permit.release();
+				}
+				// The one connection each node accepted meanwhile is the first reading's redis-cli.
+				Map<Integer, Long> expected = new TreeMap<>(connectionsAtStart);
+				expected.replaceAll((port, count) -> count + 1);
+				assertThat(connectionsReceived()).as("connections each node accepted").isEqualTo(expected);
+				assertThat(keys.stream().map((key) -> cluster.nodeOf(permits.redis().redisKey(key)).port()).distinct())
+					.as("nodes the permits were on")
+					.hasSize(3);
+			});
+	}
+
+	/**
+	 * Each node's count of connections accepted since it started, by port, this reading's
+	 * own {@code redis-cli} included.
+	 */
+	private static Map<Integer, Long> connectionsReceived() {
+		Map<Integer, Long> received = new TreeMap<>();
+		for (RedisProcess node : cluster.processes()) {
+			String stats = node.cli("INFO", "stats");
+			long count = stats.lines()
+				.filter((line) -> line.startsWith("total_connections_received:"))
+				.mapToLong((line) -> Long.parseLong(line.substring(line.indexOf(':') + 1).trim()))
+				.findFirst()
+				.orElseThrow();
+			received.put(node.port(), count);
+		}
+		return received;
+	}
 
 	/**
 	 * The node that holds a key is killed and started again while this replica of the
