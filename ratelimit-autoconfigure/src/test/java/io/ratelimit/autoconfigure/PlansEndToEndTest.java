@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import io.ratelimit.autoconfigure.layeredapp.LayeredApiApplication;
+import io.ratelimit.autoconfigure.testapp.Hs256TokenConfiguration;
 import io.ratelimit.autoconfigure.testsupport.Http;
 import io.ratelimit.autoconfigure.testsupport.PostgresDatabase;
 import io.ratelimit.autoconfigure.testsupport.TestPostgres;
@@ -39,19 +40,20 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Plans with a tenant override over HTTP, with the rows in PostgreSQL as the README writes
- * them, scaled down: Free is 1 request a second per endpoint (burst 2) and 12 an hour
- * across the API instead of 10 a second and 1,000 a day; Pro 5 a second and 100 an hour;
- * Enterprise without the hourly count; callers on no plan 3 an hour; tenant {@code acme},
- * on Free, 30 an hour of its own. Buckets run on a fake clock. Each test is a user (an API
- * key) or an address of its own, so tests never share buckets; the periodic refresh is an
- * hour apart, so a change that arrives sooner came by {@code NOTIFY}.
+ * them, counts scaled down: Free is 1 request a second per endpoint (burst 2) and 12 a day
+ * across the API instead of 10 a second and 1,000 a day; Pro 5 a second and 100 a day;
+ * Enterprise without the daily count; callers on no plan 3 a day; tenant {@code acme}, on
+ * Free, 30 a day of its own. The plan comes from the tenant-to-plan table, an API key's
+ * column or a bearer token's claim. Buckets run on a fake clock. Each test is a user (an
+ * API key or a token) or an address of its own, so tests never share buckets; the periodic
+ * refresh is an hour apart, so a change that arrives sooner came by {@code NOTIFY}.
  */
 @SpringBootTest(classes = LayeredApiApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = { "ratelimit.client-ip.trusted-proxies=127.0.0.1/32,::1/128",
 				"ratelimit.api-key.hash-secret=" + PlansEndToEndTest.HASH_SECRET, "ratelimit.policy.default-rps=100",
 				"ratelimit.policy.refresh-interval=1h", "management.endpoints.web.exposure.include=ratelimit",
 				"spring.jpa.open-in-view=false", "spring.flyway.enabled=false" })
-@Import(PlansEndToEndTest.FakeClockBuckets.class)
+@Import({ PlansEndToEndTest.FakeClockBuckets.class, Hs256TokenConfiguration.class })
 @DirtiesContext
 class PlansEndToEndTest {
 
@@ -63,9 +65,9 @@ class PlansEndToEndTest {
 
 	private static final AtomicInteger addresses = new AtomicInteger();
 
-	private static final String FREE = "\"default\";q=2;w=2, \"hourly\";q=12;w=3600";
+	private static final String FREE = "\"default\";q=2;w=2, \"daily\";q=12;w=86400";
 
-	private static final String PRO = "\"default\";q=10;w=2, \"hourly\";q=100;w=3600";
+	private static final String PRO = "\"default\";q=10;w=2, \"daily\";q=100;w=86400";
 
 	@RegisterExtension
 	static final PostgresDatabase database = TestPostgres.newDatabase();
@@ -109,11 +111,11 @@ class PlansEndToEndTest {
 					INSERT INTO rate_limit_policy
 					    (endpoint, project_id, plan, mode, limit_name, applies_to, limit_count, limit_window, counts)
 					VALUES
-					    ('default', NULL,   NULL,         'ENFORCE', 'hourly', 'API', 3,   'PT1H', 'REQUESTS'),
-					    ('default', NULL,   'free',       'ENFORCE', 'hourly', 'API', 12,  'PT1H', 'REQUESTS'),
-					    ('default', NULL,   'pro',        'ENFORCE', 'hourly', 'API', 100, 'PT1H', 'REQUESTS'),
-					    ('default', NULL,   'enterprise', 'OFF',     'hourly', 'API', 1,   'PT1H', 'REQUESTS'),
-					    ('default', 'acme', NULL,         'ENFORCE', 'hourly', 'API', 30,  'PT1H', 'REQUESTS')
+					    ('default', NULL,   NULL,         'ENFORCE', 'daily', 'API', 3,   'P1D', 'REQUESTS'),
+					    ('default', NULL,   'free',       'ENFORCE', 'daily', 'API', 12,  'P1D', 'REQUESTS'),
+					    ('default', NULL,   'pro',        'ENFORCE', 'daily', 'API', 100, 'P1D', 'REQUESTS'),
+					    ('default', NULL,   'enterprise', 'OFF',     'daily', 'API', 1,   'P1D', 'REQUESTS'),
+					    ('default', 'acme', NULL,         'ENFORCE', 'daily', 'API', 30,  'P1D', 'REQUESTS')
 					""");
 			sql.execute("""
 					INSERT INTO rate_limit_tenant_plan (project_id, plan) VALUES
@@ -161,11 +163,19 @@ class PlansEndToEndTest {
 				: this.http.send(method, path, "X-Forwarded-For", this.address);
 	}
 
+	private HttpResponse<String> sendWithToken(String path, String token) {
+		return this.http.send("GET", path, "X-Forwarded-For", this.address, "Authorization", token);
+	}
+
+	private static String bearer(String secret, String subject, String tenant, String plan) {
+		return "Bearer " + Hs256TokenConfiguration.sign(secret, subject, tenant, plan);
+	}
+
 	private static String header(HttpResponse<String> response, String name) {
 		return response.headers().firstValue(name).orElse("none");
 	}
 
-	/** Sends a request a second to {@code GET /api/repos/*}, so only the hourly count can refuse. */
+	/** Sends a request a second to {@code GET /api/repos/*}, so only the daily count can refuse. */
 	private int admittedOverTime(String apiKey, int attempts) {
 		int admitted = 0;
 		for (int i = 0; i < attempts; i++) {
@@ -195,22 +205,22 @@ class PlansEndToEndTest {
 	}
 
 	@Test
-	void getWhenFreeTenantSpendsItsHourlyCountThenRefusedByTheHourlyLimit() {
+	void getWhenFreeTenantSpendsItsDailyCountThenRefusedByTheDailyLimit() {
 		String user = newInitechUser();
 		assertThat(admittedOverTime(user, 12)).isEqualTo(12);
 
 		HttpResponse<String> refused = send("GET", "/api/repos/1", user);
 
 		assertThat(refused.statusCode()).isEqualTo(429);
-		assertThat(header(refused, "RateLimit")).contains("\"hourly\";r=0;");
-		assertThat(refused.body()).contains("\"policy\":\"hourly\"");
+		assertThat(header(refused, "RateLimit")).contains("\"daily\";r=0;");
+		assertThat(refused.body()).contains("\"policy\":\"daily\"");
 	}
 
 	@Test
-	void getWhenTenantOnFreeHasARowOfItsOwnThenItOverridesFreesHourlyCountOnly() {
+	void getWhenTenantOnFreeHasARowOfItsOwnThenItOverridesFreesDailyCountOnly() {
 		HttpResponse<String> first = send("GET", "/api/repos/1", "acme-user");
 
-		assertThat(header(first, "RateLimit-Policy")).isEqualTo("\"default\";q=2;w=2, \"hourly\";q=30;w=3600");
+		assertThat(header(first, "RateLimit-Policy")).isEqualTo("\"default\";q=2;w=2, \"daily\";q=30;w=86400");
 		assertThat(admittedOverTime("acme-user", 30)).isEqualTo(29);
 		assertThat(send("GET", "/api/repos/1", "acme-user").statusCode()).isEqualTo(429);
 	}
@@ -231,7 +241,29 @@ class PlansEndToEndTest {
 	}
 
 	@Test
-	void getWhenPlansRowSwitchesTheHourlyCountOffThenOnlyTheOwnLimitApplies() {
+	void getWhenTokenNamesAPlanAndItsTenantIsNotInTheTableThenTheTokensPlan() {
+		String token = bearer(Hs256TokenConfiguration.SECRET, "soylent-token-user", "soylent", "pro");
+
+		assertThat(header(sendWithToken("/api/repos/1", token), "RateLimit-Policy")).isEqualTo(PRO);
+	}
+
+	@Test
+	void getWhenTokenSaysProButTheTablePutsItsTenantOnFreeThenFree() {
+		String token = bearer(Hs256TokenConfiguration.SECRET, "initech-token-user", "initech", "pro");
+
+		assertThat(header(sendWithToken("/api/repos/1", token), "RateLimit-Policy")).isEqualTo(FREE);
+	}
+
+	@Test
+	void getWhenTokenNamingAPlanIsBadlySignedThenNoPlanAndNoTenant() {
+		String forged = bearer("a-secret-the-application-never-had!!", "someone", "hooli", "pro");
+
+		assertThat(header(sendWithToken("/api/repos/1", forged), "RateLimit-Policy"))
+			.isEqualTo("\"default\";q=200;w=2, \"daily\";q=3;w=86400");
+	}
+
+	@Test
+	void getWhenPlansRowSwitchesTheDailyCountOffThenOnlyTheOwnLimitApplies() {
 		assertThat(header(send("GET", "/api/repos/1", "umbrella-user"), "RateLimit-Policy"))
 			.isEqualTo("\"default\";q=200;w=2");
 	}
@@ -242,8 +274,8 @@ class PlansEndToEndTest {
 		HttpResponse<String> invented = this.http.send("GET", "/api/repos/2", "X-Forwarded-For", this.address,
 				"X-API-Key", "acme-user-guess", "X-Plan", "enterprise", "X-Tenant", "acme");
 
-		assertThat(header(anonymous, "RateLimit-Policy")).isEqualTo("\"default\";q=200;w=2, \"hourly\";q=3;w=3600");
-		assertThat(header(invented, "RateLimit-Policy")).isEqualTo("\"default\";q=200;w=2, \"hourly\";q=3;w=3600");
+		assertThat(header(anonymous, "RateLimit-Policy")).isEqualTo("\"default\";q=200;w=2, \"daily\";q=3;w=86400");
+		assertThat(header(invented, "RateLimit-Policy")).isEqualTo("\"default\";q=200;w=2, \"daily\";q=3;w=86400");
 		assertThat(send("GET", "/api/repos/3", null).statusCode()).isEqualTo(200);
 		assertThat(send("GET", "/api/repos/4", null).statusCode()).isEqualTo(429);
 	}
@@ -283,9 +315,9 @@ class PlansEndToEndTest {
 				"default | initech | - | no row");
 		assertThat(links.get(4)).startsWith("default | - | free | row ");
 		assertThat(initech.path("policy").path("rps").asString()).isEqualTo("1.000000");
-		JsonNode hourly = initech.path("layers").get(0);
-		assertThat(hourly.path("policy").path("plan").asString()).isEqualTo("free");
-		assertThat(hourly.path("policy").path("quota").asLong()).isEqualTo(12);
+		JsonNode daily = initech.path("layers").get(0);
+		assertThat(daily.path("policy").path("plan").asString()).isEqualTo("free");
+		assertThat(daily.path("policy").path("quota").asLong()).isEqualTo(12);
 
 		JsonNode acme = explain("tenant=acme");
 		assertThat(acme.path("layers").get(0).path("chain")).hasSize(1);

@@ -34,11 +34,15 @@ public class Hs256TokenConfiguration {
 	}
 
 	public static String sign(String secret, String subject, String tenant) {
-		JwtClaimsSet claims = JwtClaimsSet.builder()
-			.subject(subject)
-			.claim("project_id", tenant)
-			.expiresAt(Instant.now().plusSeconds(600))
-			.build();
+		return sign(JwtClaimsSet.builder().subject(subject).claim("project_id", tenant), secret);
+	}
+
+	public static String sign(String secret, String subject, String tenant, String plan) {
+		return sign(JwtClaimsSet.builder().subject(subject).claim("project_id", tenant).claim("plan", plan), secret);
+	}
+
+	private static String sign(JwtClaimsSet.Builder builder, String secret) {
+		JwtClaimsSet claims = builder.expiresAt(Instant.now().plusSeconds(600)).build();
 		return new NimbusJwtEncoder(new ImmutableSecret<>(bytes(secret)))
 			.encode(JwtEncoderParameters.from(JwsHeader.with(MacAlgorithm.HS256).build(), claims))
 			.getTokenValue();
