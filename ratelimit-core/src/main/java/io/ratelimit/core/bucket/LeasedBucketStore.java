@@ -274,25 +274,31 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 
 	/**
 	 * Gives the tokens back to this replica's lease of the key, where the request took them
-	 * from; the lease goes back to the shared bucket with the rest.
+	 * from; the lease goes back to the shared bucket with the rest. When the lease is gone
+	 * (evicted, idle or over the bound, or reshaped by a policy change, even between the look-up
+	 * and the lock), the tokens go straight back to the shared bucket: added to a retired
+	 * lease they would be lost.
 	 */
 	@Override
 	public void refund(BucketKey key, BucketLimits limits, long tokens) {
 		if (tokens < 1) {
 			return;
 		}
+		long units = Math.multiplyExact(tokens, BucketLimits.UNITS_PER_TOKEN);
 		Lease lease = this.leases.getIfPresent(key);
-		if (lease == null) {
-			giveBack(key, new Returned(limits, Math.multiplyExact(tokens, BucketLimits.UNITS_PER_TOKEN)));
-			return;
+		if (lease != null) {
+			lease.lock();
+			try {
+				if (!lease.isRetired() && lease.limits().equals(limits)) {
+					lease.add(units);
+					return;
+				}
+			}
+			finally {
+				lease.unlock();
+			}
 		}
-		lease.lock();
-		try {
-			lease.add(Math.multiplyExact(tokens, BucketLimits.UNITS_PER_TOKEN));
-		}
-		finally {
-			lease.unlock();
-		}
+		giveBack(key, new Returned(limits, units));
 	}
 
 	@Override

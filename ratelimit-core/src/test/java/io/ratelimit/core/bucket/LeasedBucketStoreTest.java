@@ -509,6 +509,43 @@ class LeasedBucketStoreTest {
 		assertThat(store.lease(KEY).leasedUnits()).isEqualTo(leased + 3 * TOKEN);
 	}
 
+	/**
+	 * Requests refused by another limit give their tokens back while leases are evicted under
+	 * them (more keys than the store holds leases): a refund that found its lease retired
+	 * between the look-up and the lock was added to it and lost. Every token taken is given
+	 * back, so every shared bucket ends as full as it began.
+	 */
+	@Test
+	void refundWhenLeasesAreEvictedMeanwhileThenNoTokenIsLost() throws Exception {
+		LeasedBucketStore store = new LeasedBucketStore(this.shared, new LeaseSizing(Duration.ofMillis(100), 0.1, true),
+				Duration.ofSeconds(1), 4, Runnable::run, this.time);
+		int keys = 32;
+		List<Thread> threads = new ArrayList<>();
+		for (int t = 0; t < 4; t++) {
+			int offset = t;
+			Thread thread = new Thread(() -> {
+				for (int i = 0; i < 20_000; i++) {
+					BucketKey key = new BucketKey(300, (i * 7 + offset) % keys);
+					if (store.tryConsume(key, ONE_PER_SECOND, 1).consumed()) {
+						store.refund(key, ONE_PER_SECOND, 1);
+					}
+				}
+			});
+			thread.start();
+			threads.add(thread);
+		}
+		for (Thread thread : threads) {
+			thread.join();
+		}
+
+		assertThat(store.close(Duration.ofSeconds(5))).isTrue();
+
+		for (int k = 0; k < keys; k++) {
+			assertThat(this.shared.availableUnits(new BucketKey(300, k), ONE_PER_SECOND)).as("key %d", k)
+				.isEqualTo(100 * TOKEN);
+		}
+	}
+
 	@Test
 	void tryConsumeWhenSharedStoreFailsThenFirstRequestAndRequestAfterFailedRefillThrow() {
 		LeasedBucketStore store = replica(this.background);
