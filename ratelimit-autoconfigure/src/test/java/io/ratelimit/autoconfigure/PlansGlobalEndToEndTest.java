@@ -8,6 +8,7 @@ import io.ratelimit.autoconfigure.layeredapp.LayeredApiApplication;
 import io.ratelimit.autoconfigure.testsupport.Http;
 import io.ratelimit.autoconfigure.testsupport.PostgresDatabase;
 import io.ratelimit.autoconfigure.testsupport.RedisNamespace;
+import io.ratelimit.autoconfigure.testsupport.Refusals;
 import io.ratelimit.autoconfigure.testsupport.TestPostgres;
 import io.ratelimit.autoconfigure.testsupport.TestRedis;
 import io.ratelimit.core.RateLimiter;
@@ -27,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Plans' {@code GLOBAL} and {@code GLOBAL_BATCHED} rows on two replicas: a tenant the
  * tenant-to-plan table puts on a plan draws on one bucket in Redis, whichever replica serves
  * it, with its plan's count and not the count for everyone; a tenant of its own row keeps
- * that row.
+ * that row; a plan's {@code OFF} row switches its count off.
  */
 class PlansGlobalEndToEndTest {
 
@@ -40,14 +41,17 @@ class PlansGlobalEndToEndTest {
 	static final RedisNamespace redis = TestRedis.newNamespace();
 
 	/**
-	 * The README's plans, scaled down: each endpoint's own limit per plan (Free 10 a second,
-	 * Pro 100), and a count across the API per plan (Free 3 an hour, Pro 8), for everyone
-	 * else (100) and of tenant {@code acme}'s own (5); {@code initech} and {@code acme} on
-	 * Free, {@code hooli} on Pro, every row {@code GLOBAL} or every row
-	 * {@code GLOBAL_BATCHED}, on two replicas. {@code GLOBAL}: exact counts. Batched: the
-	 * README's bound, never more than the count and less by at most {@code 1.5 × n × L},
-	 * n = 2 replicas and leases L of one token (a tenth of a bucket this small, at least one
-	 * token): 3 tokens. The fields show which plan's rows applied, on either.
+	 * The README's plans, counts scaled down: each endpoint's own limit per plan (Free 10 a
+	 * second, Pro 100, Enterprise 2), and a count across the API per day and plan (Free 10,
+	 * Pro 20, off for Enterprise), for everyone else (100) and of tenant {@code acme}'s own
+	 * (12); {@code initech} and {@code acme} on Free, {@code hooli} on Pro, {@code umbrella}
+	 * on Enterprise, every row {@code GLOBAL} or every row {@code GLOBAL_BATCHED}, on two
+	 * replicas. {@code GLOBAL}: exact counts. Batched: the README's bounds, with n = 2
+	 * replicas and leases and credit of a tenth of a bucket (at least one token): at most
+	 * {@code 1.5 × n × L} less than the count, at most {@code 2 × n × A} more (the credit of
+	 * a key's first requests on a replica, before Redis answers). On either, a refused
+	 * request names the limit that refused with nothing left, and {@code Retry-After} is at
+	 * least its wait; the fields show which plan's rows applied.
 	 */
 	@ParameterizedTest
 	@ValueSource(strings = { "GLOBAL", "GLOBAL_BATCHED" })
@@ -58,30 +62,36 @@ class PlansGlobalEndToEndTest {
 		String initech = "initech-" + scope;
 		String acme = "acme-" + scope;
 		String hooli = "hooli-" + scope;
+		String umbrella = "umbrella-" + scope;
 		try (ConfigurableApplicationContext first = replica(); ConfigurableApplicationContext second = replica()) {
 			try (Connection connection = database.connect(); Statement sql = connection.createStatement()) {
 				sql.execute("DELETE FROM rate_limit_policy");
 				sql.execute("DELETE FROM rate_limit_tenant_plan");
 				sql.execute("""
 						INSERT INTO rate_limit_policy (endpoint, plan, rps_limit, scope) VALUES
-						    ('default', 'free', 10,  '%1$s'),
-						    ('default', 'pro',  100, '%1$s')
+						    ('default', 'free',       10,  '%1$s'),
+						    ('default', 'pro',        100, '%1$s'),
+						    ('default', 'enterprise', 2,   '%1$s')
 						""".formatted(scope));
 				sql.execute("""
 						INSERT INTO rate_limit_policy
-						    (endpoint, project_id, plan, limit_name, applies_to, limit_count, limit_window, counts, scope)
+						    (endpoint, project_id, plan, mode, limit_name, applies_to, limit_count, limit_window, counts,
+						     scope)
 						VALUES
-						    ('default', NULL,   NULL,   'hourly', 'API', 100, 'PT1H', 'REQUESTS', '%1$s'),
-						    ('default', NULL,   'free', 'hourly', 'API', 3,   'PT1H', 'REQUESTS', '%1$s'),
-						    ('default', NULL,   'pro',  'hourly', 'API', 8,   'PT1H', 'REQUESTS', '%1$s'),
-						    ('default', 'acme', NULL,   'hourly', 'API', 5,   'PT1H', 'REQUESTS', '%1$s')
+						    ('default', NULL,   NULL,         'ENFORCE', 'daily', 'API', 100, 'P1D', 'REQUESTS', '%1$s'),
+						    ('default', NULL,   'free',       'ENFORCE', 'daily', 'API', 10,  'P1D', 'REQUESTS', '%1$s'),
+						    ('default', NULL,   'pro',        'ENFORCE', 'daily', 'API', 20,  'P1D', 'REQUESTS', '%1$s'),
+						    ('default', NULL,   'enterprise', 'OFF',     'daily', 'API', 1,   'P1D', 'REQUESTS', '%1$s'),
+						    ('default', 'acme', NULL,         'ENFORCE', 'daily', 'API', 12,  'P1D', 'REQUESTS', '%1$s')
 						""".formatted(scope));
 				sql.execute("INSERT INTO rate_limit_tenant_plan (project_id, plan) VALUES ('initech', 'free'), "
-						+ "('acme', 'free'), ('hooli', 'pro')");
+						+ "('acme', 'free'), ('hooli', 'pro'), ('umbrella', 'enterprise')");
 				KeyedHasher hasher = KeyedHasher.withSecret(HASH_SECRET);
-				sql.execute("INSERT INTO rate_limit_api_key (key_hash, principal, project_id) VALUES ('"
-						+ hasher.hashHex(initech) + "', '" + initech + "', 'initech'), ('" + hasher.hashHex(acme)
-						+ "', '" + acme + "', 'acme'), ('" + hasher.hashHex(hooli) + "', '" + hooli + "', 'hooli')");
+				for (String[] key : new String[][] { { initech, "initech" }, { acme, "acme" }, { hooli, "hooli" },
+						{ umbrella, "umbrella" } }) {
+					sql.execute("INSERT INTO rate_limit_api_key (key_hash, principal, project_id) VALUES ('"
+							+ hasher.hashHex(key[0]) + "', '" + key[0] + "', '" + key[1] + "')");
+				}
 			}
 			for (ConfigurableApplicationContext context : new ConfigurableApplicationContext[] { first, second }) {
 				assertThat(context.getBean(RateLimiter.class).policies().reload().succeeded()).isTrue();
@@ -92,27 +102,39 @@ class PlansGlobalEndToEndTest {
 
 			// Batched: enough attempts for leases refused while their refill is on its way to
 			// come back; their count is what the bound is about.
-			int attempts = exact ? 10 : 60;
+			int attempts = exact ? 14 : 60;
 			int initechAdmitted = admitted(one, two, initech, attempts);
 			HttpResponse<String> refused = two.get("/api/repos/3", "X-API-Key", initech);
 			assertThat(refused.statusCode()).isEqualTo(429);
 			assertThat(refused.headers().firstValue("RateLimit-Policy"))
-				.hasValue("\"default\";q=20;w=2, \"hourly\";q=3;w=3600");
+				.hasValue("\"default\";q=20;w=2, \"daily\";q=10;w=86400");
+			Refusals.assertRefusedBy("daily", refused);
 			int acmeAdmitted = admitted(one, two, acme, attempts);
-			int hooliAdmitted = admitted(one, two, hooli, exact ? 16 : 60);
+			int hooliAdmitted = admitted(one, two, hooli, exact ? 24 : 60);
 			assertThat(one.get("/api/status", "X-API-Key", hooli).headers().firstValue("RateLimit-Policy"))
-				.hasValue("\"default\";q=200;w=2, \"hourly\";q=8;w=3600");
+				.hasValue("\"default\";q=200;w=2, \"daily\";q=20;w=86400");
 			if (exact) {
-				assertThat(initechAdmitted).isEqualTo(3);
-				assertThat(refused.headers().firstValue("RateLimit").orElseThrow()).contains("\"hourly\";r=0;t=1200");
-				assertThat(acmeAdmitted).isEqualTo(5);
-				assertThat(hooliAdmitted).isEqualTo(8);
+				assertThat(initechAdmitted).isEqualTo(10);
+				assertThat(acmeAdmitted).isEqualTo(12);
+				assertThat(hooliAdmitted).isEqualTo(20);
 			}
 			else {
-				assertThat(initechAdmitted).isBetween(0, 3);
-				assertThat(acmeAdmitted).isBetween(2, 5);
-				assertThat(hooliAdmitted).isBetween(5, 8);
+				assertThat(initechAdmitted).as("initech admitted").isBetween(10 - 3, 10 + 4);
+				assertThat(acmeAdmitted).as("acme admitted").isBetween(12 - 6, 12 + 8);
+				assertThat(hooliAdmitted).as("hooli admitted").isBetween(20 - 6, 20 + 8);
 			}
+
+			// Enterprise: the daily count is off for the plan, and its own 2 a second (a burst
+			// of 4) refuses a flood.
+			HttpResponse<String> umbrellaRefused = null;
+			for (int i = 0; i < 30 && umbrellaRefused == null; i++) {
+				HttpResponse<String> response = ((i % 2 == 0) ? one : two).get("/api/repos/" + i, "X-API-Key",
+						umbrella);
+				assertThat(response.headers().firstValue("RateLimit-Policy")).hasValue("\"default\";q=4;w=2");
+				umbrellaRefused = (response.statusCode() == 429) ? response : null;
+			}
+			assertThat(umbrellaRefused).as("a flood of Enterprise requests refused").isNotNull();
+			Refusals.assertRefusedBy("default", umbrellaRefused);
 			assertThat(redis.keys(redis.prefix())).isNotEmpty();
 		}
 	}

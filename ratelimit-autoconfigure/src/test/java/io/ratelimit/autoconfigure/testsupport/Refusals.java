@@ -1,0 +1,51 @@
+package io.ratelimit.autoconfigure.testsupport;
+
+import java.net.http.HttpResponse;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What every refusal by a rate limit must show, whichever store decided it: where the exact
+ * figures depend on timing (batched leases), these are the fields a client relies on.
+ */
+public final class Refusals {
+
+	private static final Pattern POLICY = Pattern.compile("\"policy\":\"([^\"]+)\"");
+
+	private Refusals() {
+	}
+
+	/**
+	 * Asserts that a response is a refusal by a rate limit whose problem body names the limit
+	 * that refused, that the limit's {@code RateLimit} item has nothing left, and that
+	 * {@code Retry-After} waits at least as long as that item says.
+	 * @param refused the response
+	 * @return the name of the limit that refused
+	 */
+	public static String assertRefusedWithItsFields(HttpResponse<String> refused) {
+		assertThat(refused.statusCode()).isEqualTo(429);
+		Matcher policy = POLICY.matcher(refused.body());
+		assertThat(policy.find()).as("the problem names the limit that refused: %s", refused.body()).isTrue();
+		String limit = policy.group(1);
+		Matcher item = Pattern.compile("\"" + Pattern.quote(limit) + "\";r=0;t=(\\d+)")
+			.matcher(refused.headers().firstValue("RateLimit").orElseThrow());
+		assertThat(item.find()).as("RateLimit names %s with nothing left: %s", limit, refused.headers().map())
+			.isTrue();
+		long retryAfter = Long.parseLong(refused.headers().firstValue("Retry-After").orElseThrow());
+		assertThat(retryAfter).isPositive().isGreaterThanOrEqualTo(Long.parseLong(item.group(1)));
+		return limit;
+	}
+
+	/**
+	 * Asserts that a response is a refusal by the named limit, with the fields of
+	 * {@link #assertRefusedWithItsFields(HttpResponse)}.
+	 * @param limit the name of the limit expected to refuse
+	 * @param refused the response
+	 */
+	public static void assertRefusedBy(String limit, HttpResponse<String> refused) {
+		assertThat(assertRefusedWithItsFields(refused)).isEqualTo(limit);
+	}
+
+}
