@@ -27,8 +27,9 @@ import static org.assertj.core.api.Assertions.assertThatExceptionOfType;
 
 /**
  * The portable migrations plus each vendor's own: the same versions and a consistent
- * history on H2 and PostgreSQL, fresh or upgraded from version 2 or 5, and on PostgreSQL
- * triggers that announce each changing statement once, on each table's own channel.
+ * history on H2 and PostgreSQL, fresh or upgraded from version 2 (on both) or 5 with rows
+ * that keep their meaning, and on PostgreSQL triggers that announce each changing
+ * statement once, on each table's own channel.
  */
 class RateLimitSchemaMigrationVendorTest {
 
@@ -59,6 +60,42 @@ class RateLimitSchemaMigrationVendorTest {
 		new JdbcTemplate(dataSource).update("INSERT INTO rate_limit_api_key (key_hash, principal) VALUES ('h', 'p')");
 		new JdbcTemplate(dataSource).update("INSERT INTO rate_limit_policy (endpoint, plan, rps_limit) VALUES ('default', 'free', 1)");
 		new JdbcTemplate(dataSource).update("INSERT INTO rate_limit_tenant_plan (project_id, plan) VALUES ('acme', 'free')");
+	}
+
+	@Test
+	void migrateWhenH2AtVersionTwoWithRowsThenUpgradesToSixAndEveryRowKeepsItsMeaning() {
+		JdbcDataSource dataSource = new JdbcDataSource();
+		dataSource.setURL("jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
+		// A database the previous release migrated: versions 1 and 2 under the same script names.
+		Flyway.configure()
+			.dataSource(dataSource)
+			.locations(RateLimitSchemaMigration.COMMON_LOCATION)
+			.table(RateLimitSchemaMigration.HISTORY_TABLE)
+			.target("2")
+			.load()
+			.migrate();
+		JdbcTemplate sql = new JdbcTemplate(dataSource);
+		sql.update("INSERT INTO rate_limit_policy (endpoint, project_id, rps_limit) VALUES ('default', NULL, 3)");
+		sql.update("INSERT INTO rate_limit_policy (endpoint, project_id, rps_limit, scope) "
+				+ "VALUES ('GET /api/orders', 'acme', 9, 'GLOBAL')");
+		sql.update("INSERT INTO rate_limit_api_key (key_hash, principal, project_id) VALUES ('h', 'p', 'acme')");
+
+		new RateLimitSchemaMigration(dataSource).afterPropertiesSet();
+
+		assertThat(history(dataSource)).containsExactly("1 V1__create_rate_limit_tables.sql true",
+				"2 V2__add_policy_scope.sql true", "3 V3__notify_policy_changes.sql true",
+				"4 V4__notify_api_key_changes.sql true", "5 V5__layered_limits.sql true", "6 V6__plans.sql true");
+		// Each row of the previous release is still its endpoint's own limit, per second,
+		// counting weights, for the same tenant and scope, on no plan.
+		assertThat(sql.queryForList("SELECT endpoint || ' ' || COALESCE(project_id, '-') || ' ' || COALESCE(plan, '-')"
+				+ " || ' ' || rps_limit || ' ' || scope || ' ' || COALESCE(limit_name, '-') || ' ' || applies_to || ' '"
+				+ " || counts || ' ' || COALESCE(limit_count, 0) FROM rate_limit_policy ORDER BY id", String.class))
+			.containsExactly("default - - 3.000000 LOCAL - ENDPOINT POINTS 0",
+					"GET /api/orders acme - 9.000000 GLOBAL - ENDPOINT POINTS 0");
+		assertThat(sql.queryForList("SELECT principal || ' ' || project_id || ' ' || COALESCE(plan, '-') "
+				+ "FROM rate_limit_api_key", String.class))
+			.containsExactly("p acme -");
+		assertThat(sql.queryForObject("SELECT COUNT(*) FROM rate_limit_tenant_plan", Integer.class)).isZero();
 	}
 
 	@Test
