@@ -48,6 +48,15 @@ public final class RedisServerProcess implements AutoCloseable {
 	}
 
 	/**
+	 * Runs {@code redis-cli} against this server.
+	 * @param arguments the command and its arguments
+	 * @return what it printed, trimmed
+	 */
+	public String cli(String... arguments) {
+		return this.process.cli(arguments);
+	}
+
+	/**
 	 * Starts the server again after {@link #stop()}, empty, on the same port.
 	 * @throws Exception if it does not come up within five seconds
 	 */
