@@ -55,7 +55,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * In-flight limits over HTTP on a real server, with the rows in PostgreSQL: every caller at
  * most 2 requests in progress across the API, tenant {@code acme} 4, plan {@code gold} 3,
- * and a shadow limit of 1 on one endpoint. The slow handlers block until the test lets them
+ * tenant {@code initech} 1 across the group of slow and deferred endpoints, and a shadow
+ * limit of 1 on one endpoint. The slow handlers block until the test lets them
  * go, so the requests in progress are exactly the ones the test holds. Each test is a caller
  * (an address) of its own, so tests never share permits; buckets run on a fake clock, so no
  * token comes back while a test runs.
@@ -63,7 +64,8 @@ import static org.awaitility.Awaitility.await;
 @SpringBootTest(classes = InFlightApiApplication.class, webEnvironment = SpringBootTest.WebEnvironment.RANDOM_PORT,
 		properties = { "ratelimit.client-ip.trusted-proxies=127.0.0.1/32,::1/128",
 				"ratelimit.api-key.hash-secret=" + InFlightLimitsEndToEndTest.HASH_SECRET,
-				"ratelimit.policy.default-rps=100", "management.endpoints.web.exposure.include=ratelimit,health",
+				"ratelimit.policy.default-rps=100", "ratelimit.groups.slow=GET /api/slow/*, GET /api/deferred/*",
+				"management.endpoints.web.exposure.include=ratelimit,health",
 				"management.endpoint.health.show-details=always", "spring.jpa.open-in-view=false",
 				"spring.flyway.enabled=false" })
 @Import(InFlightLimitsEndToEndTest.FakeClockBuckets.class)
@@ -121,12 +123,19 @@ class InFlightLimitsEndToEndTest {
 					    ('default',            NULL,   'gold', 'ENFORCE', 'in-flight',         'API',      3, 'IN_FLIGHT'),
 					    ('GET /api/watched/*', NULL,   NULL,   'SHADOW',  'watched-in-flight', 'ENDPOINT', 1, 'IN_FLIGHT')
 					""");
+			sql.execute("""
+					INSERT INTO rate_limit_policy
+					    (endpoint, project_id, limit_name, applies_to, endpoint_group, limit_count, counts)
+					VALUES ('default', 'initech', 'slow-in-flight', 'GROUP', 'slow', 1, 'IN_FLIGHT')
+					""");
 			sql.execute("INSERT INTO rate_limit_policy (endpoint, project_id, rps_limit) VALUES ('GET /api/fast', NULL, 5)");
 			KeyedHasher hasher = KeyedHasher.withSecret(HASH_SECRET);
 			sql.execute("INSERT INTO rate_limit_api_key (key_hash, principal, project_id) VALUES ('"
 					+ hasher.hashHex("acme-key") + "', 'acme-user', 'acme')");
 			sql.execute("INSERT INTO rate_limit_api_key (key_hash, principal, project_id, plan) VALUES ('"
 					+ hasher.hashHex("gold-key") + "', 'gold-user', 'globex', 'gold')");
+			sql.execute("INSERT INTO rate_limit_api_key (key_hash, principal, project_id) VALUES ('"
+					+ hasher.hashHex("initech-key") + "', 'initech-user', 'initech')");
 		}
 	}
 
@@ -228,6 +237,26 @@ class InFlightLimitsEndToEndTest {
 		this.address = holder;
 		await().atMost(Duration.ofSeconds(10)).until(() -> permitsHeld() == 0);
 		assertThat(header(get("/api/fast"), "RateLimit")).endsWith("\"in-flight\";r=1;t=0");
+	}
+
+	@Test
+	void getWhenGroupHasAnInFlightLimitThenItsEndpointsShareItAndOthersDoNot() throws Exception {
+		hold(1, "/api/slow/", "X-API-Key", "initech-key");
+
+		// Another endpoint of the group: the group's one request is in progress.
+		HttpResponse<String> refused = get("/api/deferred/1", "X-API-Key", "initech-key");
+		assertThat(refused.statusCode()).isEqualTo(429);
+		assertThat(refused.body()).contains("\"policy\":\"slow-in-flight\"");
+		assertThat(header(refused, "RateLimit")).contains("\"slow-in-flight\";r=0;t=1");
+		assertThat(header(refused, "Retry-After")).isEqualTo("1");
+		// Outside the group only the API-wide limit of 2 counts, and one is left.
+		assertThat(get("/api/fast", "X-API-Key", "initech-key").statusCode()).isEqualTo(200);
+		// The group's limit is the tenant's: another caller holds as many as the API allows.
+		hold(2, "/api/slow/other-");
+
+		SlowHandlers.open();
+		await().atMost(Duration.ofSeconds(10)).until(() -> permitsHeld() == 0);
+		assertThat(get("/api/slow/again", "X-API-Key", "initech-key").statusCode()).isEqualTo(200);
 	}
 
 	@Test
