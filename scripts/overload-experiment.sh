@@ -9,8 +9,8 @@
 #   shedding the starter's load shedding (ratelimit.shedding.*, SHED_ARGS)
 #   netflix  Netflix's concurrency-limits core (SimpleLimiter, its default Vegas limit) in
 #            the smallest jakarta filter, answering 503 when it refuses
-# The capacity is measured first on the `none` arm (a closed loop of WORKERS clients), with
-# the unloaded latency (one client). Then each arm gets an open-loop load ramped through
+# The capacity is measured first on the `none` arm (a closed loop of WORKERS clients), then
+# the unloaded latency (one client, twice as long). Then each arm gets an open-loop load ramped through
 # MULTIPLES of that capacity, STEP_SECONDS each, then half the capacity for RECOVERY_SECONDS;
 # a fifth of the requests are payments. scripts/OverloadLoad.java sends them and computes
 # goodput, P50/P99 of the admitted requests, success per class and the time to recover.
@@ -21,8 +21,8 @@
 #
 # Settings (environment): ARMS (none static shedding netflix), MULTIPLES (0.5 1 1.5 2 2.5 3),
 # STEP_SECONDS (10), RECOVERY_SECONDS (12), WORKERS (16), POOL_SIZE (4),
-# SERVICE_TIME_MICROS (20000), STATIC_SHARE (0.45), SHED_ARGS (classes, critical-reserve 0.6,
-# default-reserve 0.1), JAVA_OPTS (-Xms256m -Xmx256m -XX:+UseSerialGC), PORT (28191),
+# SERVICE_TIME_MICROS (50000), STATIC_SHARE (0.45), SHED_ARGS (min-limit 8 and probe.limit 4,
+# sized to the pool of 4), JAVA_OPTS (-Xms256m -Xmx256m -XX:+UseSerialGC), PORT (28191),
 # SKIP_BUILD (unset).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -33,9 +33,10 @@ STEP_SECONDS=${STEP_SECONDS:-10}
 RECOVERY_SECONDS=${RECOVERY_SECONDS:-12}
 WORKERS=${WORKERS:-16}
 POOL_SIZE=${POOL_SIZE:-4}
-SERVICE_TIME_MICROS=${SERVICE_TIME_MICROS:-20000}
+SERVICE_TIME_MICROS=${SERVICE_TIME_MICROS:-50000}
 STATIC_SHARE=${STATIC_SHARE:-0.45}
-SHED_ARGS=${SHED_ARGS:---ratelimit.shedding.critical-reserve=0.6 --ratelimit.shedding.default-reserve=0.1}
+# A floor and a probe sized to the pool (README, "Load shedding by priority"); default reserves.
+SHED_ARGS=${SHED_ARGS:---ratelimit.shedding.min-limit=8 --ratelimit.shedding.probe.limit=4}
 JAVA_OPTS=${JAVA_OPTS:--Xms256m -Xmx256m -XX:+UseSerialGC}
 PORT=${PORT:-28191}
 JAR=overload-app/target/overload-app-0.2.0-SNAPSHOT.jar

@@ -67,13 +67,7 @@ class RateLimitSchemaMigrationVendorTest {
 		JdbcDataSource dataSource = new JdbcDataSource();
 		dataSource.setURL("jdbc:h2:mem:" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1");
 		// A database the previous release migrated: versions 1 and 2 under the same script names.
-		Flyway.configure()
-			.dataSource(dataSource)
-			.locations(RateLimitSchemaMigration.COMMON_LOCATION)
-			.table(RateLimitSchemaMigration.HISTORY_TABLE)
-			.target("2")
-			.load()
-			.migrate();
+		migrateTo("2", dataSource, RateLimitSchemaMigration.COMMON_LOCATION);
 		JdbcTemplate sql = new JdbcTemplate(dataSource);
 		sql.update("INSERT INTO rate_limit_policy (endpoint, project_id, rps_limit) VALUES ('default', NULL, 3)");
 		sql.update("INSERT INTO rate_limit_policy (endpoint, project_id, rps_limit, scope) "
@@ -151,13 +145,8 @@ class RateLimitSchemaMigrationVendorTest {
 	@Test
 	void migrateWhenPostgresAtVersionFiveWithRowsThenPlansAreAddedAndEveryRowKeepsItsMeaning() {
 		DataSource dataSource = dataSource(fromFive);
-		Flyway.configure()
-			.dataSource(dataSource)
-			.locations(RateLimitSchemaMigration.COMMON_LOCATION, RateLimitSchemaMigration.LOCATION + "/postgresql")
-			.table(RateLimitSchemaMigration.HISTORY_TABLE)
-			.target("5")
-			.load()
-			.migrate();
+		migrateTo("5", dataSource, RateLimitSchemaMigration.COMMON_LOCATION,
+				RateLimitSchemaMigration.LOCATION + "/postgresql");
 		JdbcTemplate sql = new JdbcTemplate(dataSource);
 		sql.update("INSERT INTO rate_limit_policy (endpoint, project_id, rps_limit) VALUES ('default', NULL, 3)");
 		sql.update("INSERT INTO rate_limit_policy (endpoint, project_id, rps_limit) VALUES ('default', 'acme', 9)");
@@ -183,13 +172,7 @@ class RateLimitSchemaMigrationVendorTest {
 	void migrateWhenPostgresAtVersionTwoThenUpgradesToFiveWithConsistentHistoryAndRowsKeepTheirMeaning() {
 		DataSource dataSource = dataSource(upgraded);
 		// A database the previous release migrated: versions 1 and 2 under the same script names.
-		Flyway.configure()
-			.dataSource(dataSource)
-			.locations(RateLimitSchemaMigration.COMMON_LOCATION)
-			.table(RateLimitSchemaMigration.HISTORY_TABLE)
-			.target("2")
-			.load()
-			.migrate();
+		migrateTo("2", dataSource, RateLimitSchemaMigration.COMMON_LOCATION);
 		new JdbcTemplate(dataSource).update("INSERT INTO rate_limit_policy (endpoint, rps_limit) VALUES ('default', 3)");
 
 		new RateLimitSchemaMigration(dataSource).afterPropertiesSet();
@@ -220,6 +203,17 @@ class RateLimitSchemaMigrationVendorTest {
 			count += (received != null) ? received.length : 0;
 		}
 		return count;
+	}
+
+	/** Migrates to a version, as an earlier release did, from the given locations. */
+	private static void migrateTo(String version, DataSource dataSource, String... locations) {
+		Flyway.configure()
+			.dataSource(dataSource)
+			.locations(locations)
+			.table(RateLimitSchemaMigration.HISTORY_TABLE)
+			.target(version)
+			.load()
+			.migrate();
 	}
 
 	private static List<String> history(DataSource dataSource) {
