@@ -267,8 +267,12 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 			return new Consumption(true, lease.units() + lease.sharedRemainingUnits(), 0);
 		}
 		refillIfLow(key, lease, units, now);
-		long missing = Math.max(1, units - lease.units() - lease.sharedRemainingUnits());
-		return new Consumption(false, lease.units() + lease.sharedRemainingUnits(),
+		long known = lease.units() + lease.sharedRemainingUnits();
+		long missing = Math.max(1, units - known);
+		// What the shared bucket held at the last grant may be spent by other replicas since,
+		// or not be this replica's yet: a refusal reports less than the request needs, as a
+		// refusal by one bucket does, never enough to pay for it.
+		return new Consumption(false, Math.min(known, units - 1),
 				Math.max(1, limits.nanosToRefill(Math.min(missing, limits.capacityUnits()))));
 	}
 

@@ -546,6 +546,28 @@ class LeasedBucketStoreTest {
 		}
 	}
 
+	/**
+	 * What the shared bucket held at this replica's last grant is spent by another replica
+	 * before the refill lands: the refusal must not report it as left, or a client told
+	 * {@code r=89} with its 429 would send again at once.
+	 */
+	@Test
+	void tryConsumeWhenRefusedAfterAnotherReplicaSpentTheSharedBucketThenReportsLessThanTheRequestNeeds() {
+		LeasedBucketStore store = replica(this.background); // runs no refill unless told
+		assertThat(store.tryConsume(KEY, ONE_PER_SECOND, 1).consumed()).isTrue();
+		long sharedLeft = this.shared.availableUnits(KEY, ONE_PER_SECOND) / TOKEN;
+		assertThat(this.shared.tryConsume(KEY, ONE_PER_SECOND, sharedLeft).consumed()).as("another replica").isTrue();
+		while (store.lease(KEY).leasedUnits() >= TOKEN) {
+			assertThat(store.tryConsume(KEY, ONE_PER_SECOND, 1).consumed()).isTrue();
+		}
+
+		// Waits for the refill that does not land (a second at most), then is refused.
+		Consumption refused = store.tryConsume(KEY, ONE_PER_SECOND, 1);
+
+		assertThat(refused.consumed()).isFalse();
+		assertThat(refused.remainingUnits()).isLessThan(TOKEN);
+	}
+
 	@Test
 	void tryConsumeWhenSharedStoreFailsThenFirstRequestAndRequestAfterFailedRefillThrow() {
 		LeasedBucketStore store = replica(this.background);
