@@ -19,33 +19,37 @@ public final class Refusals {
 
 	/**
 	 * Asserts that a response is a refusal by a rate limit whose problem body names the limit
-	 * that refused, that the limit's {@code RateLimit} item has nothing left, and that
-	 * {@code Retry-After} waits at least as long as that item says.
+	 * that refused, that the limit's {@code RateLimit} item reports less than the request
+	 * costs and a wait, and that {@code Retry-After} waits at least that long.
 	 * @param refused the response
+	 * @param cost the most the request costs any of its limits, in tokens
 	 * @return the name of the limit that refused
 	 */
-	public static String assertRefusedWithItsFields(HttpResponse<String> refused) {
+	public static String assertRefusedWithItsFields(HttpResponse<String> refused, int cost) {
 		assertThat(refused.statusCode()).isEqualTo(429);
 		Matcher policy = POLICY.matcher(refused.body());
 		assertThat(policy.find()).as("the problem names the limit that refused: %s", refused.body()).isTrue();
 		String limit = policy.group(1);
-		Matcher item = Pattern.compile("\"" + Pattern.quote(limit) + "\";r=0;t=(\\d+)")
+		Matcher item = Pattern.compile("\"" + Pattern.quote(limit) + "\";r=(\\d+);t=(\\d+)")
 			.matcher(refused.headers().firstValue("RateLimit").orElseThrow());
-		assertThat(item.find()).as("RateLimit names %s with nothing left: %s", limit, refused.headers().map())
-			.isTrue();
-		long retryAfter = Long.parseLong(refused.headers().firstValue("Retry-After").orElseThrow());
-		assertThat(retryAfter).isPositive().isGreaterThanOrEqualTo(Long.parseLong(item.group(1)));
+		assertThat(item.find()).as("RateLimit names %s: %s", limit, refused.headers().map()).isTrue();
+		assertThat(Long.parseLong(item.group(1))).as("what %s reports left: %s", limit, refused.headers().map())
+			.isLessThan(cost);
+		long wait = Long.parseLong(item.group(2));
+		assertThat(wait).isPositive();
+		assertThat(Long.parseLong(refused.headers().firstValue("Retry-After").orElseThrow()))
+			.isGreaterThanOrEqualTo(wait);
 		return limit;
 	}
 
 	/**
-	 * Asserts that a response is a refusal by the named limit, with the fields of
-	 * {@link #assertRefusedWithItsFields(HttpResponse)}.
+	 * Asserts that a response is a refusal by the named limit of a request costing one token,
+	 * with the fields of {@link #assertRefusedWithItsFields(HttpResponse, int)}.
 	 * @param limit the name of the limit expected to refuse
 	 * @param refused the response
 	 */
 	public static void assertRefusedBy(String limit, HttpResponse<String> refused) {
-		assertThat(assertRefusedWithItsFields(refused)).isEqualTo(limit);
+		assertThat(assertRefusedWithItsFields(refused, 1)).isEqualTo(limit);
 	}
 
 }
