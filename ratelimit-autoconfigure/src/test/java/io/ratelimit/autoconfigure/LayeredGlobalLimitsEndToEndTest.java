@@ -178,7 +178,7 @@ class LayeredGlobalLimitsEndToEndTest {
 					.isBetween(3, writes.most(4, Duration.ofSeconds(15)));
 			}
 			// A write costs 5 points, and one request of the other limits.
-			Refusals.assertRefusedWithItsFields(refused, 5);
+			Refusals.assertRefusedWithItsFields(refused, (limit) -> limit.equals("points") ? 5 : 1);
 
 			Attempts anonymous = Attempts.until(exact ? 7 : 30,
 					() -> http.get("/api/repos/1", "X-Forwarded-For", network + 7));

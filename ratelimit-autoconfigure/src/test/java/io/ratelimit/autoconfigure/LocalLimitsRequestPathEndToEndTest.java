@@ -45,7 +45,10 @@ class LocalLimitsRequestPathEndToEndTest {
 	/** Connections borrowed on any thread. */
 	private static final AtomicLong connectionsBorrowed = new AtomicLong();
 
-	/** Connections borrowed on Tomcat's threads, the ones that serve requests. */
+	/** The names of Tomcat's threads, the ones that serve requests. */
+	private static final String REQUEST_THREADS = "http-nio-";
+
+	/** Connections borrowed on Tomcat's threads. */
 	private static final AtomicLong connectionsBorrowedServingRequests = new AtomicLong();
 
 	@RegisterExtension
@@ -120,6 +123,9 @@ class LocalLimitsRequestPathEndToEndTest {
 				}
 			}
 
+			// The count above watches the threads that served these requests.
+			assertThat(Thread.getAllStackTraces().keySet()).anySatisfy(
+					(thread) -> assertThat(thread.getName()).startsWith(REQUEST_THREADS));
 			assertThat(admitted).as("admitted").isPositive();
 			assertThat(refused).as("refused").isPositive();
 			// Reloads the inserts announced (NOTIFY) may still run meanwhile, on threads of their own.
@@ -142,7 +148,7 @@ class LocalLimitsRequestPathEndToEndTest {
 
 	private static void borrowed() {
 		connectionsBorrowed.incrementAndGet();
-		if (Thread.currentThread().getName().startsWith("http-nio-")) {
+		if (Thread.currentThread().getName().startsWith(REQUEST_THREADS)) {
 			connectionsBorrowedServingRequests.incrementAndGet();
 		}
 	}

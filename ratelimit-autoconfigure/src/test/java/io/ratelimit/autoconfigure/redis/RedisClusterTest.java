@@ -198,8 +198,10 @@ class RedisClusterTest extends BucketStoreContract {
 	 */
 	@Test
 	void runWhenStartedThenEveryPrimaryIsConnectedBeforeTheFirstRequest() {
+		// A timeout a slow host cannot overrun: the connections must be open when startup ends.
 		this.runner.withPropertyValues(clusterProperties())
-			.withPropertyValues("spring.data.redis.username=ratelimit", "spring.data.redis.password=" + PASSWORD)
+			.withPropertyValues("spring.data.redis.username=ratelimit", "spring.data.redis.password=" + PASSWORD,
+					"ratelimit.redis.timeout=2s")
 			.run((context) -> {
 				RedisGlobalPermits permits = context.getBean(RedisGlobalPermits.class);
 				Map<Integer, Long> connectionsAtStart = connectionsReceived();

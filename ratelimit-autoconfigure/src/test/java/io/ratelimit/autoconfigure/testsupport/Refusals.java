@@ -1,6 +1,7 @@
 package io.ratelimit.autoconfigure.testsupport;
 
 import java.net.http.HttpResponse;
+import java.util.function.ToIntFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -22,10 +23,10 @@ public final class Refusals {
 	 * that refused, that the limit's {@code RateLimit} item reports less than the request
 	 * costs and a wait, and that {@code Retry-After} waits at least that long.
 	 * @param refused the response
-	 * @param cost the most the request costs any of its limits, in tokens
+	 * @param costOf what the request costs a limit, in tokens, by the limit's name
 	 * @return the name of the limit that refused
 	 */
-	public static String assertRefusedWithItsFields(HttpResponse<String> refused, int cost) {
+	public static String assertRefusedWithItsFields(HttpResponse<String> refused, ToIntFunction<String> costOf) {
 		assertThat(refused.statusCode()).isEqualTo(429);
 		Matcher policy = POLICY.matcher(refused.body());
 		assertThat(policy.find()).as("the problem names the limit that refused: %s", refused.body()).isTrue();
@@ -34,7 +35,7 @@ public final class Refusals {
 			.matcher(refused.headers().firstValue("RateLimit").orElseThrow());
 		assertThat(item.find()).as("RateLimit names %s: %s", limit, refused.headers().map()).isTrue();
 		assertThat(Long.parseLong(item.group(1))).as("what %s reports left: %s", limit, refused.headers().map())
-			.isLessThan(cost);
+			.isLessThan(costOf.applyAsInt(limit));
 		long wait = Long.parseLong(item.group(2));
 		assertThat(wait).isPositive();
 		assertThat(Long.parseLong(refused.headers().firstValue("Retry-After").orElseThrow()))
@@ -44,12 +45,12 @@ public final class Refusals {
 
 	/**
 	 * Asserts that a response is a refusal by the named limit of a request costing one token,
-	 * with the fields of {@link #assertRefusedWithItsFields(HttpResponse, int)}.
+	 * with the fields of {@link #assertRefusedWithItsFields(HttpResponse, ToIntFunction)}.
 	 * @param limit the name of the limit expected to refuse
 	 * @param refused the response
 	 */
 	public static void assertRefusedBy(String limit, HttpResponse<String> refused) {
-		assertThat(assertRefusedWithItsFields(refused, 1)).isEqualTo(limit);
+		assertThat(assertRefusedWithItsFields(refused, (name) -> 1)).isEqualTo(limit);
 	}
 
 }

@@ -96,6 +96,12 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 	 */
 	static final long QUIET_AFTER_FAILURE_NANOS = Duration.ofSeconds(1).toNanos();
 
+	/**
+	 * The longest a replica leaves a key's shared bucket alone after a short grant: one call
+	 * a second per key at most while its bucket is empty and its callers keep coming.
+	 */
+	static final long MAXIMUM_QUIET_NANOS = Duration.ofSeconds(1).toNanos();
+
 	private final LeasableBucketStore shared;
 
 	private final LeaseSizing sizing;
@@ -264,15 +270,16 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 			lease.take(units);
 			this.localDecisions.increment();
 			refillIfLow(key, lease, units, now);
-			return new Consumption(true, lease.units() + lease.sharedRemainingUnits(), 0);
+			return new Consumption(true, Math.max(0, lease.units() + lease.sharedRemainingUnits()), 0);
 		}
 		refillIfLow(key, lease, units, now);
 		long known = lease.units() + lease.sharedRemainingUnits();
 		long missing = Math.max(1, units - known);
 		// What the shared bucket held at the last grant may be spent by other replicas since,
 		// or not be this replica's yet: a refusal reports less than the request needs, as a
-		// refusal by one bucket does, never enough to pay for it.
-		return new Consumption(false, Math.min(known, units - 1),
+		// refusal by one bucket does, never enough to pay for it. A debt charged for credit
+		// leaves the shared bucket below zero, which is reported as nothing left.
+		return new Consumption(false, Math.max(0, Math.min(known, units - 1)),
 				Math.max(1, limits.nanosToRefill(Math.min(missing, limits.capacityUnits()))));
 	}
 
@@ -524,10 +531,16 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 		lease.quietUntil(now, quietPeriod(limits, asked, grant));
 	}
 
-	/** After a short grant the shared bucket is empty: leave it alone until it could fill the rest. */
+	/**
+	 * After a short grant the shared bucket is empty: leave it alone until it could fill the
+	 * rest, but at most {@link #MAXIMUM_QUIET_NANOS}, since other replicas give tokens back
+	 * meanwhile (unused leases, when idle or at shutdown) that a slow bucket's refill time
+	 * would leave unused for minutes while this replica refuses.
+	 */
 	private static long quietPeriod(BucketLimits limits, long asked, LeasableBucketStore.Grant grant) {
 		long missing = asked - grant.units();
-		return (missing > 0) ? limits.nanosToRefill(Math.min(missing, limits.capacityUnits())) : 0;
+		return (missing > 0)
+				? Math.min(MAXIMUM_QUIET_NANOS, limits.nanosToRefill(Math.min(missing, limits.capacityUnits()))) : 0;
 	}
 
 	/**

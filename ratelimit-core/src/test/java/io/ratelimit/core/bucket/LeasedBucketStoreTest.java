@@ -5,6 +5,7 @@ import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Executor;
 
 import io.ratelimit.core.FakeTimeSource;
@@ -521,6 +522,7 @@ class LeasedBucketStoreTest {
 				Duration.ofSeconds(1), 4, Runnable::run, this.time);
 		int keys = 32;
 		List<Thread> threads = new ArrayList<>();
+		List<Throwable> failures = new CopyOnWriteArrayList<>();
 		for (int t = 0; t < 4; t++) {
 			int offset = t;
 			Thread thread = new Thread(() -> {
@@ -531,12 +533,14 @@ class LeasedBucketStoreTest {
 					}
 				}
 			});
+			thread.setUncaughtExceptionHandler((dead, failure) -> failures.add(failure));
 			thread.start();
 			threads.add(thread);
 		}
 		for (Thread thread : threads) {
 			thread.join();
 		}
+		assertThat(failures).isEmpty();
 
 		assertThat(store.close(Duration.ofSeconds(5))).isTrue();
 
@@ -566,6 +570,38 @@ class LeasedBucketStoreTest {
 
 		assertThat(refused.consumed()).isFalse();
 		assertThat(refused.remainingUnits()).isLessThan(TOKEN);
+	}
+
+	/**
+	 * A short grant says the shared bucket is empty, and the replica leaves it alone while it
+	 * refills what was missing: for a bucket of 40 an hour, minutes. Meanwhile other replicas
+	 * give unused leases back (idle, or at shutdown), and a replica still refusing its callers
+	 * left those tokens unused for the rest of that time: two replicas of a batched hourly
+	 * limit admitted 16 of 40. A replica asks again within a second.
+	 */
+	@Test
+	void tryConsumeWhenTokensComeBackAfterAShortGrantThenTheReplicaTakesThemWithinASecond() {
+		BucketLimits fortyAnHour = BucketLimits.of(new BigDecimal("0.01"), BigDecimal.valueOf(4000), 1);
+		LeasedBucketStore store = replica(Runnable::run);
+		assertThat(store.tryConsume(KEY, fortyAnHour, 1).consumed()).isTrue();
+		long sharedLeft = this.shared.availableUnits(KEY, fortyAnHour) / TOKEN;
+		assertThat(this.shared.tryConsume(KEY, fortyAnHour, sharedLeft).consumed()).as("another replica").isTrue();
+		int admitted = 1;
+		while (store.tryConsume(KEY, fortyAnHour, 1).consumed()) {
+			admitted++; // the lease, then a short grant: refused
+		}
+		assertThat(admitted).isLessThan(40);
+
+		// Another replica gives back a lease of 10 it did not use.
+		this.shared.giveBack(KEY, fortyAnHour, 10 * TOKEN);
+		// The key's callers keep coming, so the replica's lease never goes idle.
+		int later = 0;
+		for (int i = 0; i < 3; i++) {
+			this.time.advanceMillis(500);
+			later += store.tryConsume(KEY, fortyAnHour, 1).consumed() ? 1 : 0;
+		}
+
+		assertThat(later).as("admitted within 1.5 s of the tokens coming back").isPositive();
 	}
 
 	@Test
