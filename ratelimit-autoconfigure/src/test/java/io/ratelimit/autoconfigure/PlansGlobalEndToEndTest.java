@@ -109,8 +109,19 @@ class PlansGlobalEndToEndTest {
 			int attempts = exact ? 14 : 60;
 			int initechAdmitted = exact ? admitted(one, two, initech, attempts)
 					: admittedWithin(one, two, initech, attempts, 10 - 3);
-			HttpResponse<String> refused = two.get("/api/repos/3", "X-API-Key", initech);
-			assertThat(refused.statusCode()).isEqualTo(429);
+			// Batched: having reached the bound, the fleet may still hold a few of the tokens.
+			HttpResponse<String> refused = null;
+			for (int i = 0; i < 30 && refused == null; i++) {
+				HttpResponse<String> response = two.get("/api/repos/3", "X-API-Key", initech);
+				assertThat(response.statusCode()).isIn(200, 429);
+				if (response.statusCode() == 429) {
+					refused = response;
+				}
+				else {
+					initechAdmitted++;
+				}
+			}
+			assertThat(refused).as("initech refused once its count is spent").isNotNull();
 			assertThat(refused.headers().firstValue("RateLimit-Policy"))
 				.hasValue("\"default\";q=20;w=2, \"daily\";q=10;w=86400");
 			Refusals.assertRefusedBy("daily", refused);
