@@ -30,6 +30,7 @@ import io.github.bucket4j.distributed.proxy.optimization.Optimizations;
 import io.github.bucket4j.redis.lettuce.Bucket4jLettuce;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisCommandExecutionException;
+import io.lettuce.core.RedisException;
 import io.lettuce.core.api.StatefulConnection;
 import io.ratelimit.core.TimeSource;
 import io.ratelimit.core.bucket.BucketKey;
@@ -452,8 +453,15 @@ final class RedisBucketStore implements LeasableBucketStore, ServerAnswers, Auto
 				answered++;
 			}
 			catch (RuntimeException ex) {
-				// Too slow yet (the timeout is short): keep warming up.
-				timedOut += timedOut(started) ? 1 : 0;
+				// Too slow yet (the timeout is short): keep warming up, unless the connection
+				// dropped, when every call fails at once until it is back. A connection that
+				// opens and then drops while its calls run out of time is the timeout's doing
+				// too (reconnecting takes round trips that it does not allow): counted once.
+				boolean dropped = rejectedWhileDisconnected(ex);
+				timedOut += (timedOut(started) || dropped) ? 1 : 0;
+				if (dropped) {
+					break;
+				}
 			}
 		}
 		warmUpPipeline(warmUp, deadline);
@@ -539,6 +547,20 @@ final class RedisBucketStore implements LeasableBucketStore, ServerAnswers, Auto
 				if (hopeless(suppressed)) {
 					return true;
 				}
+			}
+		}
+		return false;
+	}
+
+	/**
+	 * Rejected at once because the connection is down and reconnecting
+	 * ({@code DisconnectedBehavior.REJECT_COMMANDS}); Lettuce says so only in the message.
+	 */
+	private static boolean rejectedWhileDisconnected(Throwable ex) {
+		for (Throwable cause = ex; cause != null; cause = cause.getCause()) {
+			String message = cause.getMessage();
+			if (cause instanceof RedisException && message != null && message.startsWith("Currently not connected")) {
+				return true;
 			}
 		}
 		return false;
