@@ -266,19 +266,22 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 	}
 
 	private Consumption decide(BucketKey key, Lease lease, BucketLimits limits, long units, long now) {
-		if (lease.units() >= units) {
+		boolean admitted = lease.units() >= units;
+		if (admitted) {
 			lease.take(units);
 			this.localDecisions.increment();
-			refillIfLow(key, lease, units, now);
-			return new Consumption(true, Math.max(0, lease.units() + lease.sharedRemainingUnits()), 0);
 		}
 		refillIfLow(key, lease, units, now);
+		// Below zero when a debt charged for credit left the shared bucket so: the wait counts
+		// the debt, and the field reports nothing left.
 		long known = lease.units() + lease.sharedRemainingUnits();
-		long missing = Math.max(1, units - known);
+		if (admitted) {
+			return new Consumption(true, Math.max(0, known), 0);
+		}
 		// What the shared bucket held at the last grant may be spent by other replicas since,
 		// or not be this replica's yet: a refusal reports less than the request needs, as a
-		// refusal by one bucket does, never enough to pay for it. A debt charged for credit
-		// leaves the shared bucket below zero, which is reported as nothing left.
+		// refusal by one bucket does, never enough to pay for it.
+		long missing = Math.max(1, units - known);
 		return new Consumption(false, Math.max(0, Math.min(known, units - 1)),
 				Math.max(1, limits.nanosToRefill(Math.min(missing, limits.capacityUnits()))));
 	}
