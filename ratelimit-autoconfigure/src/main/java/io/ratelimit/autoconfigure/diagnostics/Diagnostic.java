@@ -116,7 +116,14 @@ public enum Diagnostic {
 	 * to Redis will time out under load and global policies will be decided by the failure
 	 * mode.
 	 */
-	W017;
+	W017,
+
+	/**
+	 * A {@code GLOBAL_BATCHED} row's bucket holds fewer tokens than it takes for its credit
+	 * share to make a request, so every replica may admit a whole request of a key before
+	 * Redis charges it: up to {@code 2 x n} requests beyond the limit with n replicas.
+	 */
+	W018;
 
 	/**
 	 * Returns a log message that starts with this code.

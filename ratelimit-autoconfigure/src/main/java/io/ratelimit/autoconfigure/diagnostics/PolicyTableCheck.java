@@ -46,7 +46,10 @@ import org.springframework.beans.factory.InitializingBean;
  * of the same reach (same endpoint, tenant, target and unit), one holds at least as much and
  * refills at least as fast as the other, so it can never refuse first;</li>
  * <li>{@link Diagnostic#W015}: the tenant-to-plan table puts tenants on a plan no loaded
- * row is for, so they get the rows for everyone.</li>
+ * row is for, so they get the rows for everyone;</li>
+ * <li>{@link Diagnostic#W018}: a {@code GLOBAL_BATCHED} row's bucket is so small that the
+ * credit of a key a replica decides before Redis answers is a whole request, many times
+ * the share of the capacity it is meant to be.</li>
  * </ul>
  * A problem that persists is not repeated on the next reload; one that goes away and
  * comes back is reported again. Only the problems of the latest load are remembered.
@@ -59,16 +62,21 @@ public class PolicyTableCheck implements InitializingBean {
 
 	private final EndpointWeights weights;
 
+	private final double batchedCreditShare;
+
 	private Set<String> reported = Set.of();
 
 	/**
 	 * Creates a check.
 	 * @param policies the policies to follow
 	 * @param weights the configured weights
+	 * @param batchedCreditShare {@code ratelimit.redis.batch.cold-key-share}: what a replica
+	 * may admit of a key on credit, as a share of the capacity
 	 */
-	public PolicyTableCheck(ReloadablePolicies policies, EndpointWeights weights) {
+	public PolicyTableCheck(ReloadablePolicies policies, EndpointWeights weights, double batchedCreditShare) {
 		this.policies = Objects.requireNonNull(policies, "policies must not be null");
 		this.weights = Objects.requireNonNull(weights, "weights must not be null");
+		this.batchedCreditShare = batchedCreditShare;
 	}
 
 	@Override
@@ -98,6 +106,7 @@ public class PolicyTableCheck implements InitializingBean {
 		unknownEndpoints(snapshot, problems);
 		neverBindingLayers(snapshot, problems);
 		plansWithoutRows(snapshot, problems);
+		wholeRequestCredit(snapshot, problems);
 		problems.forEach((key, message) -> {
 			if (!this.reported.contains(key)) {
 				logger.warn(message);
@@ -231,6 +240,37 @@ public class PolicyTableCheck implements InitializingBean {
 						: "project_id " + ((policy.tenant() != null) ? "'" + policy.tenant() + "'" : "NULL"))
 				+ ": q=" + policy.limits().quota()
 				+ ", w=" + policy.limits().windowSeconds() + ")";
+	}
+
+	/**
+	 * Batched rows whose credit is a whole request: the credit is the share of the capacity,
+	 * but at least the request, so below {@code 1 / share} tokens every replica may admit a
+	 * request of a key before Redis has charged it, a larger share of the limit than the
+	 * setting says. One warning names the first such rows and counts the rest: a million
+	 * tenants' rows must not make a million lines.
+	 */
+	private void wholeRequestCredit(PolicySnapshot snapshot, Map<String, String> problems) {
+		if (this.batchedCreditShare == 0) {
+			return;
+		}
+		List<Policy> small = snapshot.policies()
+			.stream()
+			.filter((policy) -> policy.isBatched() && policy.mode() != PolicyMode.OFF
+					&& policy.limits().capacityUnits() * this.batchedCreditShare < BucketLimits.UNITS_PER_TOKEN)
+			.toList();
+		if (small.isEmpty()) {
+			return;
+		}
+		List<String> named = small.stream().limit(3).map(PolicyTableCheck::describe).toList();
+		String others = (small.size() > named.size()) ? " and " + (small.size() - named.size()) + " more" : "";
+		problems.put("W018 " + small.size() + " " + small.get(0).origin(), Diagnostic.W018.message(
+				"GLOBAL_BATCHED policy row(s) " + String.join(", ", named) + others + " hold fewer than "
+						+ plain(BigDecimal.ONE.divide(BigDecimal.valueOf(this.batchedCreditShare), 3, RoundingMode.CEILING))
+						+ " tokens, so their credit (ratelimit.redis.batch.cold-key-share " + this.batchedCreditShare
+						+ " of the capacity, at least the request) is a whole request: each replica may admit a "
+						+ "request of a key before Redis has charged it, and with n replicas a key may get up to "
+						+ "2 x n requests beyond the limit before the debt holds it back as long. Make such rows "
+						+ "GLOBAL for an exact limit of this size, or accept that bound."));
 	}
 
 	private static void plansWithoutRows(PolicySnapshot snapshot, Map<String, String> problems) {

@@ -50,8 +50,9 @@ public class RateLimitDiagnosticsAutoConfiguration {
 
 	@Bean
 	@ConditionalOnMissingBean
-	PolicyTableCheck rateLimitPolicyTableCheck(RateLimiter limiter) {
-		return new PolicyTableCheck(limiter.policies(), limiter.weights());
+	PolicyTableCheck rateLimitPolicyTableCheck(RateLimiter limiter, RateLimitProperties properties) {
+		return new PolicyTableCheck(limiter.policies(), limiter.weights(),
+				properties.getRedis().getBatch().getColdKeyShare());
 	}
 
 	@Bean

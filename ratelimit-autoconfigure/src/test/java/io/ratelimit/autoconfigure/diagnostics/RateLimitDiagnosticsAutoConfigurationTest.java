@@ -384,6 +384,40 @@ class RateLimitDiagnosticsAutoConfigurationTest {
 	}
 
 	@Test
+	void reloadWhenBatchedRowsHoldFewerTokensThanMakeACreditThenW018NamesThemOnce(CapturedOutput output) {
+		this.runner.run((context) -> {
+			// Burst factor 2: 4 tokens (credit 0.4 of a request), 6 tokens, and 20 tokens (credit 2).
+			table(context, DEFAULT, UNKNOWN,
+					new PolicyRow("b1", "GET /api/reports/*", null, BigDecimal.valueOf(2), null, "GLOBAL_BATCHED"),
+					new PolicyRow("b2", "POST /api/orders", null, BigDecimal.valueOf(3), null, "GLOBAL_BATCHED"),
+					new PolicyRow("b3", "GET /api/reports/*", "acme", BigDecimal.valueOf(10), null, "GLOBAL_BATCHED"),
+					new PolicyRow("g1", "POST /api/orders", "acme", BigDecimal.valueOf(2), null, "GLOBAL"));
+			ReloadablePolicies policies = context.getBean(ReloadablePolicies.class);
+			policies.reload();
+			policies.reload();
+
+			assertThat(count(output, Diagnostic.W018)).isOne();
+			assertThat(line(output, Diagnostic.W018)).contains("b1 (the endpoint's own limit of 'GET /api/reports/*'")
+				.contains("b2 (the endpoint's own limit of 'POST /api/orders'")
+				.doesNotContain("b3 (")
+				.doesNotContain("g1 (")
+				.contains("hold fewer than 10 tokens")
+				.contains("up to 2 x n requests beyond the limit");
+		});
+	}
+
+	@Test
+	void reloadWhenBatchedCreditIsOffThenNoW018(CapturedOutput output) {
+		this.runner.withPropertyValues("ratelimit.redis.batch.cold-key-share=0").run((context) -> {
+			table(context, DEFAULT, UNKNOWN,
+					new PolicyRow("b1", "GET /api/reports/*", null, BigDecimal.valueOf(2), null, "GLOBAL_BATCHED"));
+			context.getBean(ReloadablePolicies.class).reload();
+
+			assertThat(count(output, Diagnostic.W018)).isZero();
+		});
+	}
+
+	@Test
 	void reloadWhenPlanRowAndGlobalRowOfOneShapeThenNoW014ForTheirDifferentRequests(CapturedOutput output) {
 		this.runner.run((context) -> {
 			table(context, DEFAULT, UNKNOWN, row("f1", "default", 5).forPlan("free"));

@@ -5,6 +5,7 @@ import java.util.concurrent.atomic.LongAdder;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.ratelimit.core.TimeSource;
+import org.jspecify.annotations.Nullable;
 
 /**
  * The credit of a {@link LeasedBucketStore}: a key whose lease cannot pay for a request is
@@ -68,7 +69,7 @@ final class ColdKeyCredit {
 	 * store
 	 */
 	boolean startCold(BucketKey key, Lease lease, BucketLimits limits, long units, long now) {
-		long allowance = this.sizing.coldKeyUnits(limits);
+		long allowance = this.sizing.coldKeyUnits(limits, units);
 		if (!lease.mayStartOnCredit(allowance, units) || !allows(key, limits, now)) {
 			return false;
 		}
@@ -82,7 +83,7 @@ final class ColdKeyCredit {
 	 * tokens that it would give back unused. Called under the lease's lock.
 	 */
 	void giveAgain(BucketKey key, Lease lease, BucketLimits limits, long units, long now) {
-		long allowance = this.sizing.coldKeyUnits(limits);
+		long allowance = this.sizing.coldKeyUnits(limits, units);
 		if (!lease.mayCreditAgain(allowance, units, now) || !allows(key, limits, now)) {
 			return;
 		}
@@ -99,6 +100,24 @@ final class ColdKeyCredit {
 		}
 		SharedSeen seen = this.sharedSeen.getIfPresent(key);
 		return seen == null || !seen.limits().equals(limits) || now - seen.creditFrom() >= 0;
+	}
+
+	/**
+	 * What the key's last grant showed of its bucket when that stands against a cold key's
+	 * credit: such a request is refused at once, from this view, as a lease on an empty bucket
+	 * refuses. Null when nothing seen stands against credit, and when a failure does (a key
+	 * barred by a failed call, or all keys after one), whose requests go to the shared store
+	 * and its failure mode.
+	 */
+	@Nullable SeenEmpty seenEmpty(BucketKey key, BucketLimits limits, long now) {
+		if (now - this.pausedUntil < 0) {
+			return null;
+		}
+		SharedSeen seen = this.sharedSeen.getIfPresent(key);
+		if (seen == null || seen.barred() || !seen.limits().equals(limits) || now - seen.creditFrom() >= 0) {
+			return null;
+		}
+		return new SeenEmpty(seen.creditFrom() - now, now - seen.seenAt() >= LeasedBucketStore.MAXIMUM_QUIET_NANOS);
 	}
 
 	/**
@@ -154,12 +173,13 @@ final class ColdKeyCredit {
 	 * is gone, only when the bucket could hold it.
 	 */
 	void sawShared(BucketKey key, BucketLimits limits, long remainingUnits, long now) {
-		long allowance = this.sizing.coldKeyUnits(limits);
+		long allowance = this.sizing.coldKeyUnits(limits, BucketLimits.UNITS_PER_TOKEN);
 		if (allowance == 0) {
 			return;
 		}
 		long missing = allowance - remainingUnits;
-		this.sharedSeen.put(key, new SharedSeen(limits, (missing > 0) ? now + limits.nanosToRefill(missing) : now));
+		this.sharedSeen.put(key,
+				new SharedSeen(limits, (missing > 0) ? now + limits.nanosToRefill(missing) : now, false, now));
 	}
 
 	/** A lease call of some key failed: no key gets credit for a while. */
@@ -173,7 +193,7 @@ final class ColdKeyCredit {
 	 * cold.
 	 */
 	void bar(BucketKey key, BucketLimits limits, long now) {
-		this.sharedSeen.put(key, new SharedSeen(limits, now + NO_CREDIT_UNTIL_GRANT_NANOS));
+		this.sharedSeen.put(key, new SharedSeen(limits, now + NO_CREDIT_UNTIL_GRANT_NANOS, true, now));
 	}
 
 	/** The times a key was decided on credit. */
@@ -199,8 +219,21 @@ final class ColdKeyCredit {
 	 *
 	 * @param limits the bucket's shape then
 	 * @param creditFrom the time, by the store's clock, from which credit may be given
+	 * @param barred whether a failed call, not the bucket, stands against credit
+	 * @param seenAt when the grant, or the failure, was seen
 	 */
-	private record SharedSeen(BucketLimits limits, long creditFrom) {
+	private record SharedSeen(BucketLimits limits, long creditFrom, boolean barred, long seenAt) {
+	}
+
+	/**
+	 * A cold key's bucket as its last grant showed it: too empty for credit.
+	 *
+	 * @param nanosUntilCredit how long until it could hold the credit, refilling since
+	 * @param stale whether the grant is old enough to ask again: tokens other replicas gave
+	 * back since (idle leases, a replica stopping) are not in the view, and a slow bucket's
+	 * refill would keep them unused for hours
+	 */
+	record SeenEmpty(long nanosUntilCredit, boolean stale) {
 	}
 
 }

@@ -13,7 +13,8 @@ import java.util.Objects;
  * {@code 1.5 × n × maximumShare × capacity} tokens that the others cannot use (or
  * {@code 1.5 × n} times the heaviest request's cost, if more: a lease holds at least the
  * request it is taken for), and admit at
- * most {@code n × coldKeyShare × capacity} of a key before their first leases of it arrive.
+ * most {@code n × coldKeyShare × capacity} of a key before their first leases of it arrive
+ * (or {@code n} times the request's cost, if more: credit covers at least the request).
  *
  * @param horizon the demand a lease covers, at least 1 ms
  * @param maximumShare the largest lease as a share of the capacity, in (0, 1]
@@ -59,12 +60,19 @@ public record LeaseSizing(Duration horizon, double maximumShare, boolean dynamic
 	}
 
 	/**
-	 * Returns what a replica may admit of a key before its first lease of it arrives.
+	 * Returns what a replica may admit of a key on credit: the cold-key share of the
+	 * capacity, but at least the request, so that a small bucket's keys (a share of a
+	 * capacity of 5 is half a token) are decided at once too, within the capacity.
 	 * @param limits the bucket's shape
+	 * @param units the request's cost
 	 * @return the units, 0 when cold keys wait for their lease
 	 */
-	long coldKeyUnits(BucketLimits limits) {
-		return (long) (limits.capacityUnits() * this.coldKeyShare);
+	long coldKeyUnits(BucketLimits limits, long units) {
+		if (this.coldKeyShare == 0) {
+			return 0;
+		}
+		long share = (long) (limits.capacityUnits() * this.coldKeyShare);
+		return Math.min(limits.capacityUnits(), Math.max(share, units));
 	}
 
 	/**

@@ -29,8 +29,11 @@ import org.jspecify.annotations.Nullable;
  * admits requests from it locally, and takes the next batch in the background when half of
  * the current one is used. A key this replica holds no lease of (a cold key) is decided at
  * once too, on credit: the replica may admit up to a small allowance of it
- * ({@link LeaseSizing#coldKeyShare()}) while its first lease call, queued with the credit,
- * runs in the background; requests beyond the credit join that call. The call asks for the
+ * ({@link LeaseSizing#coldKeyShare()} of the capacity, at least the request) while its first
+ * lease call, queued with the credit, runs in the background; requests beyond the credit
+ * join that call. A cold key whose last grant showed its bucket too empty for credit is
+ * refused from that view, with no call, and a view a second old is refreshed by a lease
+ * taken in the background. The call asks for the
  * credit besides the batch, and whatever the shared bucket can no longer pay is charged to
  * it all the same, as a debt its refill pays off. Credit is given only where it will be
  * paid: not while the background is saturated (the call cannot be queued), not for a second
@@ -64,7 +67,8 @@ import org.jspecify.annotations.Nullable;
  * in leases at a time, {@code 1.5 × n × L}, and a replica that dies loses its lease, at most
  * {@code 1.5 × L}. A replica whose lease ran dry while the shared bucket is empty asks
  * again only after the time the bucket takes to refill a lease ({@code L / R}). Credit is
- * the exception to "none over": with an allowance A per cold key, n replicas admit at most
+ * the exception to "none over": with an allowance A per cold key (the share of the capacity,
+ * or the heaviest request's cost if more), n replicas admit at most
  * {@code n × A} of a key beyond an exact limiter for the time of one lease call, and the
  * debt charged for it delays the key's later admissions by as much. A key gets credit again
  * only when the bucket, as last seen, could hold it, so a client cannot collect credit by
@@ -181,6 +185,7 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 			}
 			SharedCall wait;
 			CompletableFuture<Void> refill;
+			boolean burst = false;
 			lease.lock();
 			try {
 				if (lease.isRetired()) {
@@ -195,6 +200,11 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 					if (this.coldKeyCredit.startCold(key, lease, limits, units, now)) {
 						return decide(key, lease, limits, units, now);
 					}
+					ColdKeyCredit.SeenEmpty empty = (lease.lastLeaseFailed() || lease.sharedCall() != null) ? null
+							: this.coldKeyCredit.seenEmpty(key, limits, now);
+					if (empty != null) {
+						return refusedAsSeen(key, lease, limits, units, now, empty);
+					}
 					// Beyond the credit, a cold key's request joins its first lease call.
 					wait = sharedCall(lease, units, now);
 					refill = null;
@@ -203,12 +213,13 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 					if (lease.units() < units) {
 						this.coldKeyCredit.giveAgain(key, lease, limits, units, now);
 					}
-					refill = (lease.units() < units && !waitedForRefill && lease.sharedCouldPay(units))
-							? refillFor(key, lease, units, now) : null;
-					if (refill == null) {
+					burst = lease.units() < units && !waitedForRefill && lease.sharedCouldPay(units);
+					refill = burst ? refillFor(key, lease, units, now) : null;
+					// Or the call charging the key's credit, on its way instead of a refill.
+					wait = (burst && refill == null) ? lease.sharedCall() : null;
+					if (refill == null && wait == null) {
 						return decide(key, lease, limits, units, now);
 					}
-					wait = null;
 				}
 			}
 			finally {
@@ -217,6 +228,7 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 			// Outside the lock: the key's other requests wait for this one call, never for a
 			// call each in turn, and a hung store costs each of them one timeout at most.
 			if (wait != null) {
+				waitedForRefill = burst;
 				wait.await(key, lease, this);
 			}
 			else {
@@ -284,6 +296,24 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 		long missing = Math.max(1, units - known);
 		return new Consumption(false, Math.max(0, Math.min(known, units - 1)),
 				Math.max(1, limits.nanosToRefill(Math.min(missing, limits.capacityUnits()))));
+	}
+
+	/**
+	 * Refuses a cold key's request because its bucket, as the key's last grant showed it and
+	 * refilling since, cannot hold its credit: a lease on an empty bucket refuses so too, and
+	 * waiting for the shared store would put a round trip on every request of a key that
+	 * turns cold between requests. A view a second old is refreshed by a lease taken in the
+	 * background (one call a second at most, as for a lease after a short grant), and the
+	 * key's next requests decide from what it brings. Called under the lock.
+	 */
+	private Consumption refusedAsSeen(BucketKey key, Lease lease, BucketLimits limits, long units, long now,
+			ColdKeyCredit.SeenEmpty empty) {
+		if (empty.stale()) {
+			refillIfLow(key, lease, units, now);
+		}
+		// An exact bucket would tell at most the time the request's tokens take to refill.
+		long request = limits.nanosToRefill(Math.min(units, limits.capacityUnits()));
+		return new Consumption(false, 0, Math.max(1, Math.min(empty.nanosUntilCredit(), request)));
 	}
 
 	/**

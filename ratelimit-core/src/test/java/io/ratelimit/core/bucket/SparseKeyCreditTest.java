@@ -104,6 +104,85 @@ class SparseKeyCreditTest {
 	}
 
 	@Test
+	void tryConsumeWhenBucketHoldsFewerThanTenTokensThenAColdKeyIsDecidedOnCreditAtOnce() {
+		LeasedBucketStoreTest.QueuedExecutor background = new LeasedBucketStoreTest.QueuedExecutor();
+		LeasedBucketStore store = replica(background);
+		// A tenth of 5 tokens is half a token: the credit is the request itself.
+		BucketLimits fivePerSecond = BucketLimits.of(new BigDecimal("5"), BigDecimal.ONE, 1);
+
+		assertThat(store.tryConsume(KEY, fivePerSecond, 1).consumed()).isTrue();
+
+		assertThat(this.shared.calls()).as("the request did not wait for the shared store").isZero();
+		background.runAll();
+		assertThat(this.shared.availableUnits(KEY, fivePerSecond)).as("charged").isEqualTo(4 * TOKEN);
+		assertThat(store.leaseStats().coldStarts()).isOne();
+	}
+
+	@Test
+	void tryConsumeWhenAColdKeysBucketWasSeenEmptyThenRefusedAtOnceUntilItCouldHaveRefilled() {
+		LeasedBucketStoreTest.QueuedExecutor background = new LeasedBucketStoreTest.QueuedExecutor();
+		// Leases idle for 10 ms go back: the key turns cold while its bucket is still empty.
+		LeasedBucketStore store = new LeasedBucketStore(this.shared, LeaseSizing.defaults(), Duration.ofMillis(10),
+				1000, background, this.time);
+		this.shared.tryConsume(KEY, HUNDRED_PER_SECOND, 99);
+		store.tryConsume(KEY, HUNDRED_PER_SECOND, 1);
+		background.runAll(); // the grant shows the bucket empty
+		this.time.advanceMillis(20);
+		store.stats();
+		background.runAll();
+		int calls = this.shared.calls();
+
+		// The credit (10 tokens) refills in 100 ms from the grant: refused until then, from
+		// what the grant showed, without asking the shared store.
+		Consumption refused = store.tryConsume(KEY, HUNDRED_PER_SECOND, 1);
+		assertThat(refused.consumed()).isFalse();
+		assertThat(refused.nanosToWait()).isPositive().isLessThanOrEqualTo(Duration.ofMillis(80).toNanos());
+		assertThat(this.shared.calls()).as("no request waited for the shared store").isEqualTo(calls);
+
+		this.time.advanceMillis(80);
+		assertThat(store.tryConsume(KEY, HUNDRED_PER_SECOND, 1).consumed()).isTrue();
+		assertThat(this.shared.calls()).isEqualTo(calls);
+	}
+
+	@Test
+	void tryConsumeWhenAColdKeysEmptyViewIsASecondOldThenABackgroundLeaseBringsWhatWasGivenBack() {
+		LeasedBucketStoreTest.QueuedExecutor background = new LeasedBucketStoreTest.QueuedExecutor();
+		LeasedBucketStore store = new LeasedBucketStore(this.shared, LeaseSizing.defaults(), Duration.ofMillis(10),
+				1000, background, this.time);
+		// 10 tokens, one more every 100 s: a view of it empty stands for minutes.
+		BucketLimits slow = BucketLimits.of(new BigDecimal("0.01"), BigDecimal.ONE, 10);
+		this.shared.tryConsume(KEY, slow, 9);
+		store.tryConsume(KEY, slow, 1);
+		background.runAll(); // the grant shows the bucket empty
+		this.time.advanceMillis(20);
+		store.stats();
+		background.runAll();
+		// Another replica's idle lease goes back.
+		this.shared.giveBack(KEY, slow, 3 * TOKEN);
+
+		assertThat(store.tryConsume(KEY, slow, 1).consumed()).as("refused by the view").isFalse();
+		assertThat(background.size()).as("the view is fresh: nothing asked").isZero();
+		this.time.advanceMillis(1000);
+		int calls = this.shared.calls();
+		assertThat(store.tryConsume(KEY, slow, 1).consumed()).as("refused by the view, a second old").isFalse();
+		assertThat(this.shared.calls()).as("no request waited for the shared store").isEqualTo(calls);
+		background.runAll();
+
+		assertThat(store.tryConsume(KEY, slow, 1).consumed()).as("decided from the background lease").isTrue();
+		assertThat(this.shared.calls()).isEqualTo(calls + 1);
+	}
+
+	@Test
+	void tryConsumeWhenThreeReplicasFloodAKeyOfTwoTokensThenBeyondExactByAtMostTheBound() {
+		// Credit is the request itself here (a tenth of 2 tokens is less than one).
+		Flood flood = new Flood(3, 20, 1, 1, 2);
+		flood.run(10_000, -1);
+
+		assertThat(flood.credits()).as("credit was given").isPositive();
+		assertThat(flood.admitted).isLessThanOrEqualTo(flood.exact + 2 * 3);
+	}
+
+	@Test
 	void tryConsumeWhenThreeReplicasFloodAKeyAndAnswersComeLateThenBeyondExactByAtMostTheBound() {
 		Flood flood = new Flood(3, 20, 1, 1);
 		flood.run(10_000, -1);
@@ -186,11 +265,22 @@ class SparseKeyCreditTest {
 
 		private final int burst;
 
+		private final BucketLimits limits;
+
+		/** The bucket's capacity in tokens, and its refill per second: one burst factor. */
+		private final int tokensPerSecond;
+
 		long admitted;
 
 		long exact;
 
 		Flood(int replicas, int answerEveryMillis, int everyMillis, int burst) {
+			this(replicas, answerEveryMillis, everyMillis, burst, 100);
+		}
+
+		Flood(int replicas, int answerEveryMillis, int everyMillis, int burst, int tokensPerSecond) {
+			this.tokensPerSecond = tokensPerSecond;
+			this.limits = BucketLimits.of(BigDecimal.valueOf(tokensPerSecond), BigDecimal.ONE, 1);
 			this.answerEveryMillis = answerEveryMillis;
 			this.everyMillis = everyMillis;
 			this.burst = burst;
@@ -199,7 +289,7 @@ class SparseKeyCreditTest {
 				this.backgrounds.add(background);
 				this.replicas.add(replica(background));
 			}
-			SparseKeyCreditTest.this.shared.tryConsume(KEY, HUNDRED_PER_SECOND, 100);
+			SparseKeyCreditTest.this.shared.tryConsume(KEY, this.limits, tokensPerSecond);
 		}
 
 		long credits() {
@@ -214,10 +304,10 @@ class SparseKeyCreditTest {
 				if (now == diesAtMillis) {
 					alive--; // its queued calls never run
 				}
-				tokens = Math.min(100, tokens + 0.1);
+				tokens = Math.min(this.tokensPerSecond, tokens + this.tokensPerSecond / 1000.0);
 				for (int r = 0; r < alive && now % this.everyMillis == 0; r++) {
 					for (int i = 0; i < this.burst; i++) {
-						this.admitted += this.replicas.get(r).tryConsume(KEY, HUNDRED_PER_SECOND, 1).consumed() ? 1 : 0;
+						this.admitted += this.replicas.get(r).tryConsume(KEY, this.limits, 1).consumed() ? 1 : 0;
 						if (tokens >= 1) {
 							tokens--;
 							this.exact++;
@@ -236,3 +326,4 @@ class SparseKeyCreditTest {
 	}
 
 }
+
