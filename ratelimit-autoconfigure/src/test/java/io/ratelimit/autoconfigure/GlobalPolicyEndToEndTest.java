@@ -78,7 +78,9 @@ class GlobalPolicyEndToEndTest {
 			assertThat(Double.parseDouble(leased.group(1)))
 				.isLessThan(1.0 + (System.nanoTime() - started) / 1e9);
 			// Metrics and health cover the batched row.
-			assertThat(count(replicas.get(0), "ratelimit.redis.lease.decisions?tag=outcome:waited")).isPositive();
+			// The first request was decided on credit: a bucket this small refills a request
+			// within a second. Whether a later one waited for Redis depends on timing.
+			assertThat(count(replicas.get(0), "ratelimit.redis.lease.cold.starts")).isPositive();
 			assertThat(count(replicas.get(0), "ratelimit.redis.lease.decisions?tag=outcome:local")).isPositive();
 			Map<String, Object> health = first.getBean("ratelimitRedisHealthIndicator", HealthIndicator.class)
 				.health()

@@ -386,11 +386,13 @@ class RateLimitDiagnosticsAutoConfigurationTest {
 	@Test
 	void reloadWhenBatchedRowsHoldFewerTokensThanMakeACreditThenW018NamesThemOnce(CapturedOutput output) {
 		this.runner.run((context) -> {
-			// Burst factor 2: 4 tokens (credit 0.4 of a request), 6 tokens, and 20 tokens (credit 2).
+			// Burst factor 2: 4 tokens (credit 0.4 of a request), 6 tokens, 20 tokens (credit 2), and
+			// 1 token refilled every 5 s (slow: credit stays 0.1 of a request, cold keys wait).
 			table(context, DEFAULT, UNKNOWN,
 					new PolicyRow("b1", "GET /api/reports/*", null, BigDecimal.valueOf(2), null, "GLOBAL_BATCHED"),
 					new PolicyRow("b2", "POST /api/orders", null, BigDecimal.valueOf(3), null, "GLOBAL_BATCHED"),
 					new PolicyRow("b3", "GET /api/reports/*", "acme", BigDecimal.valueOf(10), null, "GLOBAL_BATCHED"),
+					new PolicyRow("b4", "POST /api/orders", "globex", new BigDecimal("0.2"), null, "GLOBAL_BATCHED"),
 					new PolicyRow("g1", "POST /api/orders", "acme", BigDecimal.valueOf(2), null, "GLOBAL"));
 			ReloadablePolicies policies = context.getBean(ReloadablePolicies.class);
 			policies.reload();
@@ -400,6 +402,7 @@ class RateLimitDiagnosticsAutoConfigurationTest {
 			assertThat(line(output, Diagnostic.W018)).contains("b1 (the endpoint's own limit of 'GET /api/reports/*'")
 				.contains("b2 (the endpoint's own limit of 'POST /api/orders'")
 				.doesNotContain("b3 (")
+				.doesNotContain("b4 (")
 				.doesNotContain("g1 (")
 				.contains("hold fewer than 10 tokens")
 				.contains("up to 2 x n requests beyond the limit");

@@ -14,7 +14,8 @@ import java.util.Objects;
  * {@code 1.5 × n} times the heaviest request's cost, if more: a lease holds at least the
  * request it is taken for), and admit at
  * most {@code n × coldKeyShare × capacity} of a key before their first leases of it arrive
- * (or {@code n} times the request's cost, if more: credit covers at least the request).
+ * (or {@code n} times the request's cost, if more and the bucket refills it within
+ * {@link #WHOLE_REQUEST_CREDIT_REFILL}: credit then covers the request).
  *
  * @param horizon the demand a lease covers, at least 1 ms
  * @param maximumShare the largest lease as a share of the capacity, in (0, 1]
@@ -24,6 +25,12 @@ import java.util.Objects;
  * such a key's first request wait for the lease
  */
 public record LeaseSizing(Duration horizon, double maximumShare, boolean dynamic, double coldKeyShare) {
+
+	/**
+	 * The longest a bucket may take to refill a request for its keys' credit to be a whole
+	 * request when its share of the capacity is less.
+	 */
+	public static final Duration WHOLE_REQUEST_CREDIT_REFILL = Duration.ofSeconds(1);
 
 	public LeaseSizing {
 		Objects.requireNonNull(horizon, "horizon must not be null");
@@ -61,8 +68,12 @@ public record LeaseSizing(Duration horizon, double maximumShare, boolean dynamic
 
 	/**
 	 * Returns what a replica may admit of a key on credit: the cold-key share of the
-	 * capacity, but at least the request, so that a small bucket's keys (a share of a
-	 * capacity of 5 is half a token) are decided at once too, within the capacity.
+	 * capacity, or the request if that is more and the bucket refills it within
+	 * {@link #WHOLE_REQUEST_CREDIT_REFILL}, so that the keys of a small, fast bucket (a share
+	 * of a capacity of 5 a second is half a token) are decided at once too. A small, slow
+	 * bucket (a login limit of a few an hour) keeps its share: less than the request, so its
+	 * cold keys wait for their lease, where credit of a whole request would let n replicas
+	 * admit up to {@code 2 × n} requests beyond a limit of a few, for minutes.
 	 * @param limits the bucket's shape
 	 * @param units the request's cost
 	 * @return the units, 0 when cold keys wait for their lease
@@ -72,7 +83,11 @@ public record LeaseSizing(Duration horizon, double maximumShare, boolean dynamic
 			return 0;
 		}
 		long share = (long) (limits.capacityUnits() * this.coldKeyShare);
-		return Math.min(limits.capacityUnits(), Math.max(share, units));
+		if (share >= units || limits.nanosToRefill(Math.min(units, limits.capacityUnits())) > WHOLE_REQUEST_CREDIT_REFILL
+			.toNanos()) {
+			return share;
+		}
+		return Math.min(limits.capacityUnits(), units);
 	}
 
 	/**

@@ -42,7 +42,10 @@ import org.jspecify.annotations.Nullable;
  * bucket holding the credit or it could have refilled that much since. With no allowance, a
  * cold key's first request waits for the lease. A request after a failed lease waits for
  * the shared store too, so that an outage reaches the failure mode of the store around this
- * one.
+ * one. Besides those, a request waits only in a burst: when its lease and credit cannot pay
+ * for it while the bucket, as last seen, can, it waits once for the key's call on its way
+ * (its refill, or the call charging its credit) and is decided by what lands, rather than be
+ * refused what the fleet has to give.
  * <p>A key this replica sees now and then, Gubernator style: its credit call, sized when it
  * starts, asks for the credit used by then and for a lease only as large as the key's
  * settled demand uses while it is held, so a key seen once is charged what it admitted and

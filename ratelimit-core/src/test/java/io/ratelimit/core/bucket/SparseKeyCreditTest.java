@@ -119,6 +119,20 @@ class SparseKeyCreditTest {
 	}
 
 	@Test
+	void tryConsumeWhenASmallBucketRefillsARequestInMoreThanASecondThenItsColdKeyWaitsForTheSharedStore() {
+		LeasedBucketStoreTest.QueuedExecutor background = new LeasedBucketStoreTest.QueuedExecutor();
+		LeasedBucketStore store = replica(background);
+		// 5 tokens, one every 10 s (a login limit's shape): credit of a whole request would let
+		// n replicas admit 2 × n beyond a limit of five, for minutes.
+		BucketLimits slow = BucketLimits.of(new BigDecimal("0.1"), BigDecimal.ONE, 5);
+
+		assertThat(store.tryConsume(KEY, slow, 1).consumed()).isTrue();
+
+		assertThat(this.shared.calls()).as("decided by the shared store").isOne();
+		assertThat(store.leaseStats().coldStarts()).isZero();
+	}
+
+	@Test
 	void tryConsumeWhenAColdKeysBucketWasSeenEmptyThenRefusedAtOnceUntilItCouldHaveRefilled() {
 		LeasedBucketStoreTest.QueuedExecutor background = new LeasedBucketStoreTest.QueuedExecutor();
 		// Leases idle for 10 ms go back: the key turns cold while its bucket is still empty.
