@@ -908,8 +908,9 @@ public class RateLimitProperties {
 
 			/**
 			 * What a replica may admit of a key it holds no lease of while its first lease
-			 * is on its way, as a share of the bucket's capacity in [0, maximum-share], and at
-			 * least the request within the capacity. Charged to the bucket when the lease
+			 * is on its way, as a share of the bucket's capacity in [0, maximum-share], or the
+			 * request if that is more and the bucket refills it within a second. Charged to
+			 * the bucket when the lease
 			 * arrives, as a debt if need be; with n replicas and that credit A a key admits at
 			 * most 2 x n x A beyond the limit over any window. 0 makes such a key's first
 			 * request wait for Redis.

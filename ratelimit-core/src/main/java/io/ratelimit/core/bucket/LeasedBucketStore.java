@@ -29,7 +29,8 @@ import org.jspecify.annotations.Nullable;
  * admits requests from it locally, and takes the next batch in the background when half of
  * the current one is used. A key this replica holds no lease of (a cold key) is decided at
  * once too, on credit: the replica may admit up to a small allowance of it
- * ({@link LeaseSizing#coldKeyShare()} of the capacity, at least the request) while its first
+ * ({@link LeaseSizing#coldKeyShare()} of the capacity, or the request on a bucket that
+ * refills it within a second) while its first
  * lease call, queued with the credit, runs in the background; requests beyond the credit
  * join that call. A cold key whose last grant showed its bucket too empty for credit is
  * refused from that view, with no call, and a view a second old is refreshed by a lease
@@ -71,7 +72,8 @@ import org.jspecify.annotations.Nullable;
  * {@code 1.5 × L}. A replica whose lease ran dry while the shared bucket is empty asks
  * again only after the time the bucket takes to refill a lease ({@code L / R}). Credit is
  * the exception to "none over": with an allowance A per cold key (the share of the capacity,
- * or the heaviest request's cost if more), n replicas admit at most
+ * or the heaviest request's cost where that is more and refills within a second), n replicas
+ * admit at most
  * {@code n × A} of a key beyond an exact limiter for the time of one lease call, and the
  * debt charged for it delays the key's later admissions by as much. A key gets credit again
  * only when the bucket, as last seen, could hold it, so a client cannot collect credit by
