@@ -120,8 +120,9 @@ public enum Diagnostic {
 
 	/**
 	 * A {@code GLOBAL_BATCHED} row's bucket holds fewer tokens than it takes for its credit
-	 * share to make a request, so every replica may admit a whole request of a key before
-	 * Redis charges it: up to {@code 2 x n} requests beyond the limit with n replicas.
+	 * share to make a request and refills one within a second, so every replica may admit a
+	 * whole request of a key before Redis charges it: up to {@code 2 x n} requests beyond the
+	 * limit with n replicas.
 	 */
 	W018;
 

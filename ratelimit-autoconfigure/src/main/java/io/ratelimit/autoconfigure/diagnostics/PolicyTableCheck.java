@@ -248,9 +248,11 @@ public class PolicyTableCheck implements InitializingBean {
 	 * or the request if that is more and the bucket refills a token within a second, so below
 	 * {@code 1 / share} tokens every replica of such a bucket may admit a request of a key
 	 * before Redis has charged it, a larger share of the limit than the setting says. (A
-	 * slower bucket keeps its share, and its cold keys wait for Redis.) Requests of one token
-	 * are assumed: a weight only makes the credit larger still. One warning names the first
-	 * such rows and counts the rest: a million tenants' rows must not make a million lines.
+	 * slower bucket keeps its share, less than a request: its cold keys get no credit.)
+	 * Requests of one token are assumed: a weight only makes the credit larger still. One
+	 * warning names the first such rows and counts the rest, a million tenants' rows must not
+	 * make a million lines, and it is not repeated while such rows remain, however many come
+	 * and go.
 	 */
 	private void wholeRequestCredit(PolicySnapshot snapshot, Map<String, String> problems) {
 		if (this.batchedCreditShare == 0) {
@@ -268,7 +270,7 @@ public class PolicyTableCheck implements InitializingBean {
 		List<String> named = small.stream().limit(3).map(PolicyTableCheck::describe).toList();
 		String others = (small.size() > named.size()) ? " and " + (small.size() - named.size()) + " more" : "";
 		String fewest = plain(BigDecimal.ONE.divide(BigDecimal.valueOf(this.batchedCreditShare), 3, RoundingMode.CEILING));
-		problems.put("W018 " + small.size() + " " + small.get(0).origin(), Diagnostic.W018.message(
+		problems.put("W018", Diagnostic.W018.message(
 				"GLOBAL_BATCHED policy row(s) " + String.join(", ", named) + others + " hold fewer than " + fewest
 						+ " tokens and refill one within a second, so their credit (ratelimit.redis.batch.cold-key-share "
 						+ this.batchedCreditShare + " of the capacity, or the request if that is more) is a whole "

@@ -103,21 +103,27 @@ final class ColdKeyCredit {
 	}
 
 	/**
-	 * What the key's last grant showed of its bucket when that stands against a cold key's
-	 * credit: such a request is refused at once, from this view, as a lease on an empty bucket
-	 * refuses. Null when nothing seen stands against credit, and when a failure does (a key
-	 * barred by a failed call, or all keys after one), whose requests go to the shared store
-	 * and its failure mode.
+	 * What the key's last grant showed of its bucket when, refilling since, it cannot hold
+	 * even the request: such a cold request is refused at once, from this view, as a lease on
+	 * an empty bucket refuses. Null when the view holds the request (without credit, the
+	 * request then waits for the shared store), when no grant was seen, and when a failure
+	 * stands against credit (a key barred by a failed call, or all keys after one), whose
+	 * requests go to the shared store and its failure mode.
 	 */
-	@Nullable SeenEmpty seenEmpty(BucketKey key, BucketLimits limits, long now) {
+	@Nullable SeenEmpty seenEmpty(BucketKey key, BucketLimits limits, long units, long now) {
 		if (now - this.pausedUntil < 0) {
 			return null;
 		}
 		SharedSeen seen = this.sharedSeen.getIfPresent(key);
-		if (seen == null || seen.barred() || !seen.limits().equals(limits) || now - seen.creditFrom() >= 0) {
+		if (seen == null || seen.barred() || !seen.limits().equals(limits)) {
 			return null;
 		}
-		return new SeenEmpty(seen.creditFrom() - now, now - seen.seenAt() >= LeasedBucketStore.MAXIMUM_QUIET_NANOS);
+		long missing = Math.min(units, limits.capacityUnits()) - seen.remainingUnits();
+		long holdsRequestAt = (missing > 0) ? seen.seenAt() + limits.nanosToRefill(missing) : seen.seenAt();
+		if (now - holdsRequestAt >= 0) {
+			return null;
+		}
+		return new SeenEmpty(holdsRequestAt - now, now - seen.seenAt() >= LeasedBucketStore.MAXIMUM_QUIET_NANOS);
 	}
 
 	/**
@@ -178,8 +184,8 @@ final class ColdKeyCredit {
 			return;
 		}
 		long missing = allowance - remainingUnits;
-		this.sharedSeen.put(key,
-				new SharedSeen(limits, (missing > 0) ? now + limits.nanosToRefill(missing) : now, false, now));
+		this.sharedSeen.put(key, new SharedSeen(limits, (missing > 0) ? now + limits.nanosToRefill(missing) : now,
+				false, now, remainingUnits));
 	}
 
 	/** A lease call of some key failed: no key gets credit for a while. */
@@ -193,7 +199,7 @@ final class ColdKeyCredit {
 	 * cold.
 	 */
 	void bar(BucketKey key, BucketLimits limits, long now) {
-		this.sharedSeen.put(key, new SharedSeen(limits, now + NO_CREDIT_UNTIL_GRANT_NANOS, true, now));
+		this.sharedSeen.put(key, new SharedSeen(limits, now + NO_CREDIT_UNTIL_GRANT_NANOS, true, now, 0));
 	}
 
 	/** The times a key was decided on credit. */
@@ -221,19 +227,21 @@ final class ColdKeyCredit {
 	 * @param creditFrom the time, by the store's clock, from which credit may be given
 	 * @param barred whether a failed call, not the bucket, stands against credit
 	 * @param seenAt when the grant, or the failure, was seen
+	 * @param remainingUnits what the bucket held after the grant, less the debt it left
 	 */
-	private record SharedSeen(BucketLimits limits, long creditFrom, boolean barred, long seenAt) {
+	private record SharedSeen(BucketLimits limits, long creditFrom, boolean barred, long seenAt,
+			long remainingUnits) {
 	}
 
 	/**
-	 * A cold key's bucket as its last grant showed it: too empty for credit.
+	 * A cold key's bucket as its last grant showed it: too empty for the request.
 	 *
-	 * @param nanosUntilCredit how long until it could hold the credit, refilling since
+	 * @param nanosUntilRequest how long until it could hold the request, refilling since
 	 * @param stale whether the grant is old enough to ask again: tokens other replicas gave
 	 * back since (idle leases, a replica stopping) are not in the view, and a slow bucket's
 	 * refill would keep them unused for hours
 	 */
-	record SeenEmpty(long nanosUntilCredit, boolean stale) {
+	record SeenEmpty(long nanosUntilRequest, boolean stale) {
 	}
 
 }

@@ -32,7 +32,7 @@ import org.jspecify.annotations.Nullable;
  * ({@link LeaseSizing#coldKeyShare()} of the capacity, or the request on a bucket that
  * refills it within a second) while its first
  * lease call, queued with the credit, runs in the background; requests beyond the credit
- * join that call. A cold key whose last grant showed its bucket too empty for credit is
+ * join that call. A cold key whose last grant showed its bucket too empty for the request is
  * refused from that view, with no call, and a view a second old is refreshed by a lease
  * taken in the background. The call asks for the
  * credit besides the batch, and whatever the shared bucket can no longer pay is charged to
@@ -206,7 +206,7 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 						return decide(key, lease, limits, units, now);
 					}
 					ColdKeyCredit.SeenEmpty empty = (lease.lastLeaseFailed() || lease.sharedCall() != null) ? null
-							: this.coldKeyCredit.seenEmpty(key, limits, now);
+							: this.coldKeyCredit.seenEmpty(key, limits, units, now);
 					if (empty != null) {
 						return refusedAsSeen(key, lease, limits, units, now, empty);
 					}
@@ -233,7 +233,7 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 			// Outside the lock: the key's other requests wait for this one call, never for a
 			// call each in turn, and a hung store costs each of them one timeout at most.
 			if (wait != null) {
-				waitedForRefill = burst;
+				waitedForRefill |= burst;
 				wait.await(key, lease, this);
 			}
 			else {
@@ -305,7 +305,7 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 
 	/**
 	 * Refuses a cold key's request because its bucket, as the key's last grant showed it and
-	 * refilling since, cannot hold its credit: a lease on an empty bucket refuses so too, and
+	 * refilling since, cannot hold the request: a lease on an empty bucket refuses so too, and
 	 * waiting for the shared store would put a round trip on every request of a key that
 	 * turns cold between requests. A view a second old is refreshed by a lease taken in the
 	 * background (one call a second at most, as for a lease after a short grant), and the
@@ -316,9 +316,7 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 		if (empty.stale()) {
 			refillIfLow(key, lease, units, now);
 		}
-		// An exact bucket would tell at most the time the request's tokens take to refill.
-		long request = limits.nanosToRefill(Math.min(units, limits.capacityUnits()));
-		return new Consumption(false, 0, Math.max(1, Math.min(empty.nanosUntilCredit(), request)));
+		return new Consumption(false, 0, Math.max(1, empty.nanosUntilRequest()));
 	}
 
 	/**
@@ -560,6 +558,8 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 			LeasableBucketStore.Grant grant, long started, long asked, long credit) {
 		if (lease.isRetired() || lease.generation() != generation) {
 			giveBack(key, new Returned(limits, grant.units()));
+			// What the bucket holds with them back: the key's next lease decides from it.
+			this.coldKeyCredit.sawShared(key, limits, grant.remainingUnits() + grant.units(), this.time.nanoTime());
 			return;
 		}
 		long now = this.time.nanoTime();

@@ -138,24 +138,44 @@ class SparseKeyCreditTest {
 		// Leases idle for 10 ms go back: the key turns cold while its bucket is still empty.
 		LeasedBucketStore store = new LeasedBucketStore(this.shared, LeaseSizing.defaults(), Duration.ofMillis(10),
 				1000, background, this.time);
-		this.shared.tryConsume(KEY, HUNDRED_PER_SECOND, 99);
-		store.tryConsume(KEY, HUNDRED_PER_SECOND, 1);
+		// 10 tokens, 10 a second: a credit of one token, the request.
+		BucketLimits tenPerSecond = BucketLimits.of(new BigDecimal("10"), BigDecimal.ONE, 1);
+		this.shared.tryConsume(KEY, tenPerSecond, 9);
+		store.tryConsume(KEY, tenPerSecond, 1);
 		background.runAll(); // the grant shows the bucket empty
 		this.time.advanceMillis(20);
 		store.stats();
 		background.runAll();
 		int calls = this.shared.calls();
 
-		// The credit (10 tokens) refills in 100 ms from the grant: refused until then, from
-		// what the grant showed, without asking the shared store.
-		Consumption refused = store.tryConsume(KEY, HUNDRED_PER_SECOND, 1);
+		// A token refills in 100 ms from the grant: refused until then, from what the grant
+		// showed, without asking the shared store.
+		Consumption refused = store.tryConsume(KEY, tenPerSecond, 1);
 		assertThat(refused.consumed()).isFalse();
-		assertThat(refused.nanosToWait()).isPositive().isLessThanOrEqualTo(Duration.ofMillis(80).toNanos());
+		assertThat(refused.nanosToWait()).isEqualTo(Duration.ofMillis(80).toNanos());
 		assertThat(this.shared.calls()).as("no request waited for the shared store").isEqualTo(calls);
 
 		this.time.advanceMillis(80);
-		assertThat(store.tryConsume(KEY, HUNDRED_PER_SECOND, 1).consumed()).isTrue();
+		assertThat(store.tryConsume(KEY, tenPerSecond, 1).consumed()).isTrue();
 		assertThat(this.shared.calls()).isEqualTo(calls);
+	}
+
+	@Test
+	void tryConsumeWhenAColdKeysBucketWasSeenHoldingTheRequestButNotTheCreditThenTheSharedStoreDecides() {
+		LeasedBucketStoreTest.QueuedExecutor background = new LeasedBucketStoreTest.QueuedExecutor();
+		LeasedBucketStore store = new LeasedBucketStore(this.shared, LeaseSizing.defaults(), Duration.ofMillis(10),
+				1000, background, this.time);
+		this.shared.tryConsume(KEY, HUNDRED_PER_SECOND, 94);
+		store.tryConsume(KEY, HUNDRED_PER_SECOND, 1);
+		background.runAll(); // the grant shows 5 tokens: less than the credit of 10
+		this.time.advanceMillis(20);
+		store.stats();
+		background.runAll();
+		int calls = this.shared.calls();
+
+		// The bucket holds the request: refusing it from the view would refuse what it has.
+		assertThat(store.tryConsume(KEY, HUNDRED_PER_SECOND, 1).consumed()).isTrue();
+		assertThat(this.shared.calls()).as("decided by the shared store").isEqualTo(calls + 1);
 	}
 
 	@Test
