@@ -134,18 +134,9 @@ class SparseKeyCreditTest {
 
 	@Test
 	void tryConsumeWhenAColdKeysBucketWasSeenEmptyThenRefusedAtOnceUntilItCouldHaveRefilled() {
-		LeasedBucketStoreTest.QueuedExecutor background = new LeasedBucketStoreTest.QueuedExecutor();
-		// Leases idle for 10 ms go back: the key turns cold while its bucket is still empty.
-		LeasedBucketStore store = new LeasedBucketStore(this.shared, LeaseSizing.defaults(), Duration.ofMillis(10),
-				1000, background, this.time);
 		// 10 tokens, 10 a second: a credit of one token, the request.
 		BucketLimits tenPerSecond = BucketLimits.of(new BigDecimal("10"), BigDecimal.ONE, 1);
-		this.shared.tryConsume(KEY, tenPerSecond, 9);
-		store.tryConsume(KEY, tenPerSecond, 1);
-		background.runAll(); // the grant shows the bucket empty
-		this.time.advanceMillis(20);
-		store.stats();
-		background.runAll();
+		LeasedBucketStore store = turnedCold(new LeasedBucketStoreTest.QueuedExecutor(), tenPerSecond, 9);
 		int calls = this.shared.calls();
 
 		// A token refills in 100 ms from the grant: refused until then, from what the grant
@@ -162,15 +153,8 @@ class SparseKeyCreditTest {
 
 	@Test
 	void tryConsumeWhenAColdKeysBucketWasSeenHoldingTheRequestButNotTheCreditThenTheSharedStoreDecides() {
-		LeasedBucketStoreTest.QueuedExecutor background = new LeasedBucketStoreTest.QueuedExecutor();
-		LeasedBucketStore store = new LeasedBucketStore(this.shared, LeaseSizing.defaults(), Duration.ofMillis(10),
-				1000, background, this.time);
-		this.shared.tryConsume(KEY, HUNDRED_PER_SECOND, 94);
-		store.tryConsume(KEY, HUNDRED_PER_SECOND, 1);
-		background.runAll(); // the grant shows 5 tokens: less than the credit of 10
-		this.time.advanceMillis(20);
-		store.stats();
-		background.runAll();
+		// The grant shows 5 tokens: less than the credit of 10.
+		LeasedBucketStore store = turnedCold(new LeasedBucketStoreTest.QueuedExecutor(), HUNDRED_PER_SECOND, 94);
 		int calls = this.shared.calls();
 
 		// The bucket holds the request: refusing it from the view would refuse what it has.
@@ -181,16 +165,9 @@ class SparseKeyCreditTest {
 	@Test
 	void tryConsumeWhenAColdKeysEmptyViewIsASecondOldThenABackgroundLeaseBringsWhatWasGivenBack() {
 		LeasedBucketStoreTest.QueuedExecutor background = new LeasedBucketStoreTest.QueuedExecutor();
-		LeasedBucketStore store = new LeasedBucketStore(this.shared, LeaseSizing.defaults(), Duration.ofMillis(10),
-				1000, background, this.time);
 		// 10 tokens, one more every 100 s: a view of it empty stands for minutes.
 		BucketLimits slow = BucketLimits.of(new BigDecimal("0.01"), BigDecimal.ONE, 10);
-		this.shared.tryConsume(KEY, slow, 9);
-		store.tryConsume(KEY, slow, 1);
-		background.runAll(); // the grant shows the bucket empty
-		this.time.advanceMillis(20);
-		store.stats();
-		background.runAll();
+		LeasedBucketStore store = turnedCold(background, slow, 9);
 		// Another replica's idle lease goes back.
 		this.shared.giveBack(KEY, slow, 3 * TOKEN);
 
@@ -270,6 +247,23 @@ class SparseKeyCreditTest {
 		// failure mode of the store around this one.
 		assertThat(admitted).isLessThanOrEqualTo((int) CREDIT);
 		assertThat(failed).isGreaterThanOrEqualTo(100 - (int) CREDIT);
+	}
+
+	/**
+	 * A replica whose leases go back after 10 ms idle, and a key of it that turned cold 20 ms
+	 * after one request's grant, its bucket drained of {@code drained} tokens before.
+	 */
+	private LeasedBucketStore turnedCold(LeasedBucketStoreTest.QueuedExecutor background, BucketLimits limits,
+			long drained) {
+		LeasedBucketStore store = new LeasedBucketStore(this.shared, LeaseSizing.defaults(), Duration.ofMillis(10),
+				1000, background, this.time);
+		this.shared.tryConsume(KEY, limits, drained);
+		store.tryConsume(KEY, limits, 1);
+		background.runAll(); // the grant shows what is left
+		this.time.advanceMillis(20);
+		store.stats(); // the idle lease goes back
+		background.runAll();
+		return store;
 	}
 
 	/**
