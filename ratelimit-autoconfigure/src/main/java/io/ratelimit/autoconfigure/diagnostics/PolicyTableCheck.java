@@ -244,46 +244,33 @@ public class PolicyTableCheck implements InitializingBean {
 	}
 
 	/**
-	 * Batched rows whose credit is a whole request: the credit is the share of the capacity,
-	 * or the request if that is more and the bucket refills a token within a second, so below
-	 * {@code 1 / share} tokens every replica of such a bucket may admit a request of a key
-	 * before Redis has charged it, a larger share of the limit than the setting says. (A
-	 * slower bucket keeps its share, less than a request: its cold keys get no credit.)
-	 * Requests of one token are assumed: a weight only makes the credit larger still. One
-	 * warning names the first such rows and counts the rest, a million tenants' rows must not
-	 * make a million lines, and it is not repeated while such rows remain, however many come
-	 * and go.
+	 * Batched rows whose credit is a whole request, a larger share of the limit than the
+	 * setting says ({@link LeaseSizing#creditIsWholeRequest}): every replica may admit a
+	 * request of a key before Redis has charged it. Requests of one token are assumed: a
+	 * weight only makes the credit larger still. One warning names the first such rows and
+	 * counts the rest, a million tenants' rows must not make a million lines, and it is not
+	 * repeated while such rows remain, however many come and go.
 	 */
 	private void wholeRequestCredit(PolicySnapshot snapshot, Map<String, String> problems) {
-		if (this.batchedCreditShare == 0) {
-			return;
-		}
 		List<Policy> small = snapshot.policies()
 			.stream()
 			.filter((policy) -> policy.isBatched() && policy.mode() != PolicyMode.OFF
-					&& policy.limits().capacityUnits() * this.batchedCreditShare < BucketLimits.UNITS_PER_TOKEN
-					&& refillsATokenWithinTheCreditLimit(policy.limits()))
+					&& LeaseSizing.creditIsWholeRequest(policy.limits(), this.batchedCreditShare))
 			.toList();
 		if (small.isEmpty()) {
 			return;
 		}
+		double share = this.batchedCreditShare;
 		List<String> named = small.stream().limit(3).map(PolicyTableCheck::describe).toList();
 		String others = (small.size() > named.size()) ? " and " + (small.size() - named.size()) + " more" : "";
-		String fewest = plain(BigDecimal.ONE.divide(BigDecimal.valueOf(this.batchedCreditShare), 3, RoundingMode.CEILING));
+		String fewest = plain(BigDecimal.ONE.divide(BigDecimal.valueOf(share), 3, RoundingMode.CEILING));
 		problems.put("W018", Diagnostic.W018.message(
 				"GLOBAL_BATCHED policy row(s) " + String.join(", ", named) + others + " hold fewer than " + fewest
 						+ " tokens and refill one within a second, so their credit (ratelimit.redis.batch.cold-key-share "
-						+ this.batchedCreditShare + " of the capacity, or the request if that is more) is a whole "
+						+ share + " of the capacity, or the request if that is more) is a whole "
 						+ "request: each replica may admit a request of a key before Redis has charged it, and with n "
 						+ "replicas a key may get up to 2 x n requests beyond the limit before the debt holds it back "
 						+ "as long. Make such rows GLOBAL for an exact limit of this size, or accept that bound."));
-	}
-
-	/** Whether the bucket's credit is a whole request when its share is less (see LeaseSizing). */
-	private static boolean refillsATokenWithinTheCreditLimit(BucketLimits limits) {
-		double nanosPerToken = (double) limits.refillPeriodNanos() * BucketLimits.UNITS_PER_TOKEN
-				/ limits.capacityUnits();
-		return nanosPerToken <= LeaseSizing.WHOLE_REQUEST_CREDIT_REFILL.toNanos();
 	}
 
 	private static void plansWithoutRows(PolicySnapshot snapshot, Map<String, String> problems) {

@@ -32,9 +32,6 @@ import org.jspecify.annotations.Nullable;
  */
 final class ColdKeyCredit {
 
-	/** Far enough ahead to mean "never" without overflowing a comparison of clock readings. */
-	private static final long NO_CREDIT_UNTIL_GRANT_NANOS = 1L << 62;
-
 	private final LeaseSizing sizing;
 
 	private final CallQueue calls;
@@ -70,7 +67,7 @@ final class ColdKeyCredit {
 	 */
 	boolean startCold(BucketKey key, Lease lease, BucketLimits limits, long units, long now) {
 		long allowance = this.sizing.coldKeyUnits(limits, units);
-		if (!lease.mayStartOnCredit(allowance, units) || !allows(key, limits, now)) {
+		if (!lease.mayStartOnCredit(allowance, units) || !allows(key, limits, allowance, now)) {
 			return false;
 		}
 		return give(key, lease, limits, allowance, now);
@@ -84,22 +81,22 @@ final class ColdKeyCredit {
 	 */
 	void giveAgain(BucketKey key, Lease lease, BucketLimits limits, long units, long now) {
 		long allowance = this.sizing.coldKeyUnits(limits, units);
-		if (!lease.mayCreditAgain(allowance, units, now) || !allows(key, limits, now)) {
+		if (!lease.mayCreditAgain(allowance, units, now) || !allows(key, limits, allowance, now)) {
 			return;
 		}
 		give(key, lease, limits, allowance, now);
 	}
 
 	/**
-	 * Whether neither a recent failure nor the key's bucket as last seen stands against its
-	 * credit.
+	 * Whether neither a recent failure nor the key's bucket as last seen (too empty for the
+	 * allowance, refilling since, or barred by a failed call) stands against its credit.
 	 */
-	private boolean allows(BucketKey key, BucketLimits limits, long now) {
+	private boolean allows(BucketKey key, BucketLimits limits, long allowance, long now) {
 		if (now - this.pausedUntil < 0) {
 			return false;
 		}
 		SharedSeen seen = this.sharedSeen.getIfPresent(key);
-		return seen == null || !seen.limits().equals(limits) || now - seen.creditFrom() >= 0;
+		return seen == null || !seen.limits().equals(limits) || (!seen.barred() && seen.holds(allowance, now));
 	}
 
 	/**
@@ -118,8 +115,7 @@ final class ColdKeyCredit {
 		if (seen == null || seen.barred() || !seen.limits().equals(limits)) {
 			return null;
 		}
-		long missing = Math.min(units, limits.capacityUnits()) - seen.remainingUnits();
-		long holdsRequestAt = (missing > 0) ? seen.seenAt() + limits.nanosToRefill(missing) : seen.seenAt();
+		long holdsRequestAt = seen.holdsFrom(Math.min(units, limits.capacityUnits()));
 		if (now - holdsRequestAt >= 0) {
 			return null;
 		}
@@ -179,13 +175,10 @@ final class ColdKeyCredit {
 	 * is gone, only when the bucket could hold it.
 	 */
 	void sawShared(BucketKey key, BucketLimits limits, long remainingUnits, long now) {
-		long allowance = this.sizing.coldKeyUnits(limits, BucketLimits.UNITS_PER_TOKEN);
-		if (allowance == 0) {
+		if (this.sizing.coldKeyShare() == 0) {
 			return;
 		}
-		long missing = allowance - remainingUnits;
-		this.sharedSeen.put(key, new SharedSeen(limits, (missing > 0) ? now + limits.nanosToRefill(missing) : now,
-				false, now, remainingUnits));
+		this.sharedSeen.put(key, new SharedSeen(limits, false, now, remainingUnits));
 	}
 
 	/** A lease call of some key failed: no key gets credit for a while. */
@@ -199,7 +192,7 @@ final class ColdKeyCredit {
 	 * cold.
 	 */
 	void bar(BucketKey key, BucketLimits limits, long now) {
-		this.sharedSeen.put(key, new SharedSeen(limits, now + NO_CREDIT_UNTIL_GRANT_NANOS, true, now, 0));
+		this.sharedSeen.put(key, new SharedSeen(limits, true, now, 0));
 	}
 
 	/** The times a key was decided on credit. */
@@ -224,13 +217,22 @@ final class ColdKeyCredit {
 	 * When a key's shared bucket, as a grant showed it, could hold a cold key's credit.
 	 *
 	 * @param limits the bucket's shape then
-	 * @param creditFrom the time, by the store's clock, from which credit may be given
-	 * @param barred whether a failed call, not the bucket, stands against credit
+	 * @param barred whether a failed call stands against credit until a grant is seen
 	 * @param seenAt when the grant, or the failure, was seen
 	 * @param remainingUnits what the bucket held after the grant, less the debt it left
 	 */
-	private record SharedSeen(BucketLimits limits, long creditFrom, boolean barred, long seenAt,
-			long remainingUnits) {
+	private record SharedSeen(BucketLimits limits, boolean barred, long seenAt, long remainingUnits) {
+
+		/** When the bucket, refilling from what the grant showed, holds the units. */
+		long holdsFrom(long units) {
+			long missing = units - this.remainingUnits;
+			return (missing > 0) ? this.seenAt + this.limits.nanosToRefill(missing) : this.seenAt;
+		}
+
+		boolean holds(long units, long now) {
+			return now - holdsFrom(units) >= 0;
+		}
+
 	}
 
 	/**

@@ -79,15 +79,26 @@ public record LeaseSizing(Duration horizon, double maximumShare, boolean dynamic
 	 * @return the units, 0 when cold keys wait for their lease
 	 */
 	long coldKeyUnits(BucketLimits limits, long units) {
-		if (this.coldKeyShare == 0) {
-			return 0;
-		}
 		long share = (long) (limits.capacityUnits() * this.coldKeyShare);
-		if (share >= units || limits.nanosToRefill(Math.min(units, limits.capacityUnits())) > WHOLE_REQUEST_CREDIT_REFILL
-			.toNanos()) {
-			return share;
-		}
-		return Math.min(limits.capacityUnits(), units);
+		return creditIsWholeRequest(limits, this.coldKeyShare, units) ? Math.min(limits.capacityUnits(), units) : share;
+	}
+
+	/**
+	 * Returns whether a one-token request's credit on a bucket of this shape is the whole
+	 * request, more than its share of the capacity: the bucket holds fewer than
+	 * {@code 1 / coldKeyShare} tokens and refills one within
+	 * {@link #WHOLE_REQUEST_CREDIT_REFILL} ({@code RATELIMIT-W018} names such rows).
+	 * @param limits the bucket's shape
+	 * @param coldKeyShare the share of the capacity a cold key gets on credit
+	 * @return whether the credit is a whole request
+	 */
+	public static boolean creditIsWholeRequest(BucketLimits limits, double coldKeyShare) {
+		return creditIsWholeRequest(limits, coldKeyShare, BucketLimits.UNITS_PER_TOKEN);
+	}
+
+	private static boolean creditIsWholeRequest(BucketLimits limits, double coldKeyShare, long units) {
+		return coldKeyShare > 0 && limits.capacityUnits() * coldKeyShare < units
+				&& limits.nanosToRefill(Math.min(units, limits.capacityUnits())) <= WHOLE_REQUEST_CREDIT_REFILL.toNanos();
 	}
 
 	/**
