@@ -9,6 +9,7 @@ import io.ratelimit.core.FakeTimeSource;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
 
 /**
  * Keys that a replica sees now and then, in batched mode: decided at once on credit, charged
@@ -191,6 +192,28 @@ class SparseKeyCreditTest {
 
 		assertThat(flood.credits()).as("credit was given").isPositive();
 		assertThat(flood.admitted).isLessThanOrEqualTo(flood.exact + 2 * 3);
+	}
+
+	@Test
+	void tryConsumeWhenALeaseRunsDryWhileItsCreditCallIsOnItsWayAndTheStoreFailsThenTheFailureReachesTheRequestOnce() {
+		LeasedBucketStoreTest.QueuedExecutor background = new LeasedBucketStoreTest.QueuedExecutor();
+		LeasedBucketStore store = replica(background);
+		store.tryConsume(KEY, HUNDRED_PER_SECOND, 1);
+		background.runAll(); // leased: the bucket, as last seen, holds 99
+		for (int i = 0; i < CREDIT; i++) {
+			// Credit again, its call queued and not yet run.
+			assertThat(store.tryConsume(KEY, HUNDRED_PER_SECOND, 1).consumed()).isTrue();
+		}
+		this.shared.fail(new IllegalStateException("Redis is down"));
+		int calls = this.shared.calls();
+
+		// The lease and credit are spent while the bucket holds tokens: the request waits for
+		// the credit's call on its way, which fails, and the failure mode decides it.
+		assertThatIllegalStateException().isThrownBy(() -> store.tryConsume(KEY, HUNDRED_PER_SECOND, 1))
+			.withMessage("Redis is down");
+		assertThat(this.shared.calls()).as("one call, made once").isEqualTo(calls + 1);
+		background.runAll();
+		assertThat(this.shared.calls()).as("the queued call was the one made").isEqualTo(calls + 1);
 	}
 
 	@Test
