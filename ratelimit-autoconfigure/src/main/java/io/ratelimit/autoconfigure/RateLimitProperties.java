@@ -918,6 +918,15 @@ public class RateLimitProperties {
 			private double coldKeyShare = 0.1;
 
 			/**
+			 * What a request gets that its key's lease and credit cannot pay for while Redis
+			 * may (a burst on a key this replica has no lease of yet, or one that outran its
+			 * lease): 'wait' for the key's call on its way, a round trip, and be decided by
+			 * what it brings; 'refuse' at once, so that no such request waits for Redis, at
+			 * the price of 429s an exact limiter would not give.
+			 */
+			private BurstMode burst = BurstMode.WAIT;
+
+			/**
 			 * How long a replica keeps a key's unused lease before giving it back.
 			 */
 			private Duration idleReturn = Duration.ofSeconds(1);
@@ -967,6 +976,14 @@ public class RateLimitProperties {
 				this.coldKeyShare = coldKeyShare;
 			}
 
+			public BurstMode getBurst() {
+				return this.burst;
+			}
+
+			public void setBurst(BurstMode burst) {
+				this.burst = burst;
+			}
+
 			public Duration getIdleReturn() {
 				return this.idleReturn;
 			}
@@ -1005,6 +1022,20 @@ public class RateLimitProperties {
 
 		/** Always the maximum share of the capacity. */
 		STATIC
+
+	}
+
+	/**
+	 * What a request of a GLOBAL_BATCHED policy gets that its key's lease and credit cannot
+	 * pay for while Redis may.
+	 */
+	public enum BurstMode {
+
+		/** Wait once for the key's call to Redis on its way, and be decided by what it brings. */
+		WAIT,
+
+		/** Be refused at once: no such request waits for Redis. */
+		REFUSE
 
 	}
 

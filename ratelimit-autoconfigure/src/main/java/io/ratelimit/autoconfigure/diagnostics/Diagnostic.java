@@ -124,7 +124,14 @@ public enum Diagnostic {
 	 * whole request of a key before Redis charges it: up to {@code 2 x n} requests beyond the
 	 * limit with n replicas.
 	 */
-	W018;
+	W018,
+
+	/**
+	 * A {@code GLOBAL_BATCHED} row's bucket holds fewer tokens than it takes for its credit
+	 * share to make a request and takes more than a second to refill one, so its keys get no
+	 * credit: a replica's first request of a key waits for Redis, as under {@code GLOBAL}.
+	 */
+	W019;
 
 	/**
 	 * Returns a log message that starts with this code.

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.function.Predicate;
 
 import io.ratelimit.core.bucket.BucketLimits;
 import io.ratelimit.core.bucket.EndpointWeights;
@@ -50,7 +51,9 @@ import org.springframework.beans.factory.InitializingBean;
  * row is for, so they get the rows for everyone;</li>
  * <li>{@link Diagnostic#W018}: a {@code GLOBAL_BATCHED} row's bucket is so small that the
  * credit of a key a replica decides before Redis answers is a whole request, many times
- * the share of the capacity it is meant to be.</li>
+ * the share of the capacity it is meant to be;</li>
+ * <li>{@link Diagnostic#W019}: a {@code GLOBAL_BATCHED} row's bucket is so small and slow
+ * that its keys get no credit, so a replica's first request of a key waits for Redis.</li>
  * </ul>
  * A problem that persists is not repeated on the next reload; one that goes away and
  * comes back is reported again. Only the problems of the latest load are remembered.
@@ -108,6 +111,7 @@ public class PolicyTableCheck implements InitializingBean {
 		neverBindingLayers(snapshot, problems);
 		plansWithoutRows(snapshot, problems);
 		wholeRequestCredit(snapshot, problems);
+		noCredit(snapshot, problems);
 		problems.forEach((key, message) -> {
 			if (!this.reported.contains(key)) {
 				logger.warn(message);
@@ -252,25 +256,62 @@ public class PolicyTableCheck implements InitializingBean {
 	 * repeated while such rows remain, however many come and go.
 	 */
 	private void wholeRequestCredit(PolicySnapshot snapshot, Map<String, String> problems) {
-		List<Policy> small = snapshot.policies()
-			.stream()
-			.filter((policy) -> policy.isBatched() && policy.mode() != PolicyMode.OFF
-					&& LeaseSizing.creditIsWholeRequest(policy.limits(), this.batchedCreditShare))
-			.toList();
-		if (small.isEmpty()) {
+		String rows = smallBatchedRows(snapshot,
+				(limits) -> LeaseSizing.creditIsWholeRequest(limits, this.batchedCreditShare));
+		if (rows != null) {
+			problems.put("W018", Diagnostic.W018.message("GLOBAL_BATCHED policy row(s) " + rows + " hold fewer than "
+					+ fewestTokensForARequest() + " tokens and refill one within a second, so their credit "
+					+ "(ratelimit.redis.batch.cold-key-share " + this.batchedCreditShare + " of the capacity, or the "
+					+ "request if that is more) is a whole request: each replica may admit a request of a key before "
+					+ "Redis has charged it, and with n replicas a key may get up to 2 x n requests beyond the limit "
+					+ "before the debt holds it back as long. Make such rows GLOBAL for an exact limit of this size, "
+					+ "or accept that bound."));
+		}
+	}
+
+	/**
+	 * Batched rows whose keys get no credit ({@link LeaseSizing#coldKeysWait}): a replica's
+	 * first request of a key waits for Redis, which a row marked batched so that no request
+	 * waits would not lead anyone to expect. Not reported when the setting gives no key
+	 * credit: that is the operator's choice. One warning for all such rows, as for W018.
+	 */
+	private void noCredit(PolicySnapshot snapshot, Map<String, String> problems) {
+		if (this.batchedCreditShare == 0) {
 			return;
 		}
-		double share = this.batchedCreditShare;
+		String rows = smallBatchedRows(snapshot, (limits) -> LeaseSizing.coldKeysWait(limits, this.batchedCreditShare));
+		if (rows != null) {
+			problems.put("W019", Diagnostic.W019.message("GLOBAL_BATCHED policy row(s) " + rows + " hold fewer than "
+					+ fewestTokensForARequest() + " tokens and take more than a second to refill one, so their keys "
+					+ "get no credit: a replica's first request of a key waits for Redis (a round trip), as under "
+					+ "GLOBAL. Credit of a whole request would let n replicas admit up to 2 x n requests beyond a "
+					+ "limit this small and slow (a login limit's shape) for minutes. Make such rows GLOBAL, which "
+					+ "they match for new keys, or accept the round trip on a key's first request."));
+		}
+	}
+
+	/**
+	 * Names the first three enforced batched rows whose limits match and counts the rest:
+	 * a million tenants' rows must not make a million lines, and the warning is not repeated
+	 * while such rows remain, however many come and go. Requests of one token are assumed.
+	 * @return the rows, or {@code null} when there are none
+	 */
+	private static @Nullable String smallBatchedRows(PolicySnapshot snapshot, Predicate<BucketLimits> matches) {
+		List<Policy> small = snapshot.policies()
+			.stream()
+			.filter((policy) -> policy.isBatched() && policy.mode() != PolicyMode.OFF && matches.test(policy.limits()))
+			.toList();
+		if (small.isEmpty()) {
+			return null;
+		}
 		List<String> named = small.stream().limit(3).map(PolicyTableCheck::describe).toList();
 		String others = (small.size() > named.size()) ? " and " + (small.size() - named.size()) + " more" : "";
-		String fewest = plain(BigDecimal.ONE.divide(BigDecimal.valueOf(share), 3, RoundingMode.CEILING));
-		problems.put("W018", Diagnostic.W018.message(
-				"GLOBAL_BATCHED policy row(s) " + String.join(", ", named) + others + " hold fewer than " + fewest
-						+ " tokens and refill one within a second, so their credit (ratelimit.redis.batch.cold-key-share "
-						+ share + " of the capacity, or the request if that is more) is a whole "
-						+ "request: each replica may admit a request of a key before Redis has charged it, and with n "
-						+ "replicas a key may get up to 2 x n requests beyond the limit before the debt holds it back "
-						+ "as long. Make such rows GLOBAL for an exact limit of this size, or accept that bound."));
+		return String.join(", ", named) + others;
+	}
+
+	/** The fewest tokens whose cold-key share makes a request. */
+	private String fewestTokensForARequest() {
+		return plain(BigDecimal.ONE.divide(BigDecimal.valueOf(this.batchedCreditShare), 3, RoundingMode.CEILING));
 	}
 
 	private static void plansWithoutRows(PolicySnapshot snapshot, Map<String, String> problems) {

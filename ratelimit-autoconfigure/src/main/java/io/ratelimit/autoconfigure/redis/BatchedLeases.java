@@ -8,6 +8,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.ratelimit.autoconfigure.InvalidRateLimitPropertyException;
 import io.ratelimit.autoconfigure.RateLimitProperties;
 import io.ratelimit.core.TimeSource;
+import io.ratelimit.core.bucket.BurstHandling;
 import io.ratelimit.core.bucket.LeaseSizing;
 import io.ratelimit.core.bucket.LeasedBucketStore;
 
@@ -39,8 +40,10 @@ final class BatchedLeases {
 						batch.getColdKeyShare()));
 		redis.flushWindow(InvalidRateLimitPropertyException.check("ratelimit.redis.batch.flush-interval",
 				() -> RateLimitRedisAutoConfiguration.positive(batch.getFlushInterval())));
-		return new LeasedBucketStore(redis, sizing, idleReturn, properties.getBuckets().getMaximumEntries(), background,
-				TimeSource.system());
+		BurstHandling bursts = (batch.getBurst() == RateLimitProperties.BurstMode.REFUSE) ? BurstHandling.REFUSE
+				: BurstHandling.WAIT;
+		return new LeasedBucketStore(redis, sizing, bursts, idleReturn, properties.getBuckets().getMaximumEntries(),
+				background, TimeSource.system());
 	}
 
 	static ExecutorService backgroundThreads() {

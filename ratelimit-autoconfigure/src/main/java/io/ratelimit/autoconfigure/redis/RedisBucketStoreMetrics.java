@@ -99,6 +99,10 @@ public class RedisBucketStoreMetrics implements MeterBinder {
 			.tag("outcome", "waited")
 			.description("Decisions of batched global policies, from a lease or after waiting for Redis")
 			.register(registry);
+		FunctionCounter.builder("ratelimit.redis.lease.bursts", this, lease(LeaseStats::bursts))
+			.description("Requests of batched global policies that their lease and credit could not pay for while "
+					+ "Redis could: waited for the key's call or refused, as ratelimit.redis.batch.burst says")
+			.register(registry);
 		FunctionCounter.builder("ratelimit.redis.lease.refills", this, lease(LeaseStats::refills))
 			.tag("outcome", "taken")
 			.description("Leases of batched global policies taken in the background")

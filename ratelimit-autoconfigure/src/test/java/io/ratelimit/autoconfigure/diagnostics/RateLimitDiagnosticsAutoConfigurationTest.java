@@ -384,7 +384,7 @@ class RateLimitDiagnosticsAutoConfigurationTest {
 	}
 
 	@Test
-	void reloadWhenBatchedRowsHoldFewerTokensThanMakeACreditThenW018NamesThemOnce(CapturedOutput output) {
+	void reloadWhenBatchedRowsHoldFewerTokensThanMakeACreditThenW018AndW019NameThemOnce(CapturedOutput output) {
 		this.runner.run((context) -> {
 			// Burst factor 2: 4 tokens (credit 0.4 of a request), 6 tokens, 20 tokens (credit 2), and
 			// 1 token refilled every 5 s (slow: credit stays 0.1 of a request, cold keys wait).
@@ -406,17 +406,27 @@ class RateLimitDiagnosticsAutoConfigurationTest {
 				.doesNotContain("g1 (")
 				.contains("hold fewer than 10 tokens")
 				.contains("up to 2 x n requests beyond the limit");
+			assertThat(count(output, Diagnostic.W019)).isOne();
+			assertThat(line(output, Diagnostic.W019)).contains("b4 (the endpoint's own limit of 'POST /api/orders', project_id 'globex'")
+				.doesNotContain("b1 (")
+				.doesNotContain("b2 (")
+				.doesNotContain("b3 (")
+				.doesNotContain("g1 (")
+				.contains("take more than a second to refill one")
+				.contains("a replica's first request of a key waits for Redis");
 		});
 	}
 
 	@Test
-	void reloadWhenBatchedCreditIsOffThenNoW018(CapturedOutput output) {
+	void reloadWhenBatchedCreditIsOffThenNoW018OrW019(CapturedOutput output) {
 		this.runner.withPropertyValues("ratelimit.redis.batch.cold-key-share=0").run((context) -> {
 			table(context, DEFAULT, UNKNOWN,
-					new PolicyRow("b1", "GET /api/reports/*", null, BigDecimal.valueOf(2), null, "GLOBAL_BATCHED"));
+					new PolicyRow("b1", "GET /api/reports/*", null, BigDecimal.valueOf(2), null, "GLOBAL_BATCHED"),
+					new PolicyRow("b4", "POST /api/orders", "globex", new BigDecimal("0.2"), null, "GLOBAL_BATCHED"));
 			context.getBean(ReloadablePolicies.class).reload();
 
 			assertThat(count(output, Diagnostic.W018)).isZero();
+			assertThat(count(output, Diagnostic.W019)).isZero();
 		});
 	}
 

@@ -32,6 +32,7 @@ import io.ratelimit.core.TimeSource;
 import io.ratelimit.core.bucket.BucketKey;
 import io.ratelimit.core.bucket.BucketLimits;
 import io.ratelimit.core.bucket.BucketStore;
+import io.ratelimit.core.bucket.BurstHandling;
 import io.ratelimit.core.bucket.LeaseSizing;
 import io.ratelimit.core.bucket.LeasedBucketStore;
 import io.ratelimit.core.bucket.LocalBucketStore;
@@ -66,8 +67,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * 100,000 keys picked uniformly ({@code sparse_keys}: each seen about once in 100 s by a
  * replica) or by Zipf ({@code zipf_sparse_keys}). {@code ratelimit.experiment.modes}
  * chooses the modes, {@code ratelimit.experiment.rps} the limit (capacity one second of it)
- * and {@code ratelimit.experiment.flush-ms} the flush interval of batched mode's pipelined
- * connection. {@code ratelimit.experiment.fault} adds a failure to every row: {@code kill}
+ * {@code ratelimit.experiment.flush-ms} the flush interval of batched mode's pipelined
+ * connection, and {@code ratelimit.experiment.burst} ({@code wait} or {@code refuse}) what it
+ * does with a burst beyond a key's lease and credit. {@code ratelimit.experiment.fault} adds a failure to every row: {@code kill}
  * kills the third replica in the middle of the window (its senders stop, nothing more it
  * sends reaches Redis, and it gives nothing back), {@code outage} stops Redis for 2 s from
  * 3 s into the window (every connection closed, new ones refused).
@@ -133,6 +135,10 @@ class BatchedGlobalExperiment {
 	/** The batched background's flush interval: the default unless set. */
 	private static final Duration FLUSH_INTERVAL = Duration.ofMillis(
 			Long.getLong("ratelimit.experiment.flush-ms", RedisBucketStore.DEFAULT_FLUSH_WINDOW.toMillis()));
+
+	/** What batched mode does with a burst beyond a key's lease and credit: wait unless set. */
+	private static final BurstHandling BURSTS = BurstHandling
+		.valueOf(System.getProperty("ratelimit.experiment.burst", "wait").strip().toUpperCase(Locale.ROOT));
 
 	private static final long WARM_UP_NANOS = Duration.ofSeconds(2).toNanos();
 
@@ -357,8 +363,8 @@ class BatchedGlobalExperiment {
 			LeaseSizing defaults = LeaseSizing.defaults();
 			LeaseSizing sizing = new LeaseSizing(HORIZON, defaults.maximumShare(), defaults.dynamic(),
 					defaults.coldKeyShare());
-			LeasedBucketStore leases = new LeasedBucketStore(redis, sizing, IDLE_RETURN, 100_000, background,
-					TimeSource.system());
+			LeasedBucketStore leases = new LeasedBucketStore(redis, sizing, BURSTS, IDLE_RETURN, 100_000,
+					background, TimeSource.system());
 			return new Replica(proxy, redis, failover(leases), sent, leases, background);
 		}
 
@@ -626,18 +632,20 @@ class BatchedGlobalExperiment {
 	}
 
 	/** The lease counts of all replicas together. */
-	record LeaseTotals(long sharedWaits, long refills, long refillFailures, long returnedUnits) {
+	record LeaseTotals(long sharedWaits, long bursts, long refills, long refillFailures, long returnedUnits) {
 
-		static final LeaseTotals NONE = new LeaseTotals(0, 0, 0, 0);
+		static final LeaseTotals NONE = new LeaseTotals(0, 0, 0, 0, 0);
 
 		LeaseTotals plus(LeasedBucketStore.LeaseStats stats) {
-			return new LeaseTotals(this.sharedWaits + stats.sharedWaits(), this.refills + stats.refills(),
-					this.refillFailures + stats.refillFailures(), this.returnedUnits + stats.returnedUnits());
+			return new LeaseTotals(this.sharedWaits + stats.sharedWaits(), this.bursts + stats.bursts(),
+					this.refills + stats.refills(), this.refillFailures + stats.refillFailures(),
+					this.returnedUnits + stats.returnedUnits());
 		}
 
 		LeaseTotals minus(LeaseTotals other) {
-			return new LeaseTotals(this.sharedWaits - other.sharedWaits, this.refills - other.refills,
-					this.refillFailures - other.refillFailures, this.returnedUnits - other.returnedUnits);
+			return new LeaseTotals(this.sharedWaits - other.sharedWaits, this.bursts - other.bursts,
+					this.refills - other.refills, this.refillFailures - other.refillFailures,
+					this.returnedUnits - other.returnedUnits);
 		}
 
 	}
@@ -716,14 +724,14 @@ class BatchedGlobalExperiment {
 			LeaseTotals leases = after.leases().minus(before.leases());
 			return String.format(Locale.ROOT,
 					"late P99 %.1f ms; pipelined: %d writes carrying %d commands, %d commands besides; admitted each "
-							+ "second %s, by replica %s; commands %s; leases: waits %d, refills %d, failed %d, "
-							+ "returned %.0f tokens",
+							+ "second %s, by replica %s; commands %s; leases: waits %d, bursts %d, refills %d, "
+							+ "failed %d, returned %.0f tokens",
 					this.lateP99Nanos / 1e6, after.pipelineWrites() - before.pipelineWrites(),
 					after.pipelineCommands() - before.pipelineCommands(),
 					(after.clientCommands() - before.clientCommands())
 							- (after.pipelineCommands() - before.pipelineCommands()), Arrays.toString(this.admittedPerSecond),
 					Arrays.toString(this.admittedByReplica),
-					after.serverCommandsByNameSince(before), leases.sharedWaits(), leases.refills(),
+					after.serverCommandsByNameSince(before), leases.sharedWaits(), leases.bursts(), leases.refills(),
 					leases.refillFailures(), (double) leases.returnedUnits() / BucketLimits.UNITS_PER_TOKEN);
 		}
 

@@ -96,6 +96,20 @@ public record LeaseSizing(Duration horizon, double maximumShare, boolean dynamic
 		return creditIsWholeRequest(limits, coldKeyShare, BucketLimits.UNITS_PER_TOKEN);
 	}
 
+	/**
+	 * Returns whether a one-token request of a cold key on a bucket of this shape gets no
+	 * credit and waits for the shared store: its share of the capacity is less than a
+	 * request, and the bucket takes more than {@link #WHOLE_REQUEST_CREDIT_REFILL} to refill
+	 * one ({@code RATELIMIT-W019} names such rows).
+	 * @param limits the bucket's shape
+	 * @param coldKeyShare the share of the capacity a cold key gets on credit
+	 * @return whether the credit is none
+	 */
+	public static boolean coldKeysWait(BucketLimits limits, double coldKeyShare) {
+		return limits.capacityUnits() * coldKeyShare < BucketLimits.UNITS_PER_TOKEN
+				&& !creditIsWholeRequest(limits, coldKeyShare);
+	}
+
 	private static boolean creditIsWholeRequest(BucketLimits limits, double coldKeyShare, long units) {
 		return coldKeyShare > 0 && limits.capacityUnits() * coldKeyShare < units
 				&& limits.nanosToRefill(Math.min(units, limits.capacityUnits())) <= WHOLE_REQUEST_CREDIT_REFILL.toNanos();

@@ -46,7 +46,8 @@ import org.jspecify.annotations.Nullable;
  * one. Besides those, a request waits only in a burst: when its lease and credit cannot pay
  * for it while the bucket, as last seen, can, it waits once for the key's call on its way
  * (its refill, or the call charging its credit) and is decided by what lands, rather than be
- * refused what the fleet has to give.
+ * refused what the fleet has to give; or, with {@link BurstHandling#REFUSE}, it is refused at
+ * once, so that no decision waits but a cold key's first on a bucket without credit.
  * <p>A key this replica sees now and then, Gubernator style: its credit call, sized when it
  * starts, asks for the credit used by then and for a lease only as large as the key's
  * settled demand uses while it is held, so a key seen once is charged what it admitted and
@@ -138,8 +139,13 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 
 	private final LongAdder owedUnits = new LongAdder();
 
+	private final BurstHandling bursts;
+
+	private final LongAdder burstRequests = new LongAdder();
+
 	/**
-	 * Creates a store.
+	 * Creates a store whose bursts wait for the key's call on its way
+	 * ({@link BurstHandling#WAIT}).
 	 * @param shared the shared store leases come from
 	 * @param sizing how large the leases are
 	 * @param idleReturn how long an unused lease is kept before it goes back
@@ -150,8 +156,26 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 	 */
 	public LeasedBucketStore(LeasableBucketStore shared, LeaseSizing sizing, Duration idleReturn, long maximumLeases,
 			Executor background, TimeSource time) {
+		this(shared, sizing, BurstHandling.WAIT, idleReturn, maximumLeases, background, time);
+	}
+
+	/**
+	 * Creates a store.
+	 * @param shared the shared store leases come from
+	 * @param sizing how large the leases are
+	 * @param bursts what a request gets that its key's lease and credit cannot pay for
+	 * while the shared bucket may
+	 * @param idleReturn how long an unused lease is kept before it goes back
+	 * @param maximumLeases the most keys with a lease; the least used give theirs back first
+	 * @param background runs the background leases and returns (the store queues them
+	 * itself, bounded, and hands the executor one task per queued one)
+	 * @param time the clock of demand, idleness and the quiet periods
+	 */
+	public LeasedBucketStore(LeasableBucketStore shared, LeaseSizing sizing, BurstHandling bursts, Duration idleReturn,
+			long maximumLeases, Executor background, TimeSource time) {
 		this.shared = Objects.requireNonNull(shared, "shared must not be null");
 		this.sizing = Objects.requireNonNull(sizing, "sizing must not be null");
+		this.bursts = Objects.requireNonNull(bursts, "bursts must not be null");
 		this.work = new LeaseWork(Objects.requireNonNull(background, "background must not be null"),
 				MAXIMUM_QUEUED_TASKS);
 		this.time = Objects.requireNonNull(time, "time must not be null");
@@ -211,6 +235,13 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 						return refusedAsSeen(key, lease, limits, units, now, empty);
 					}
 					// Beyond the credit, a cold key's request joins its first lease call.
+					SharedCall onItsWay = lease.sharedCall();
+					if (onItsWay != null && onItsWay.credit > 0 && !lease.lastLeaseFailed()) {
+						this.burstRequests.increment();
+						if (this.bursts == BurstHandling.REFUSE) {
+							return decide(key, lease, limits, units, now);
+						}
+					}
 					wait = sharedCall(lease, units, now);
 					refill = null;
 				}
@@ -219,9 +250,16 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 						this.coldKeyCredit.giveAgain(key, lease, limits, units, now);
 					}
 					burst = lease.units() < units && !waitedForRefill && lease.sharedCouldPay(units);
+					if (burst && this.bursts == BurstHandling.REFUSE) {
+						this.burstRequests.increment();
+						return decide(key, lease, limits, units, now); // which starts the refill
+					}
 					refill = burst ? refillFor(key, lease, units, now) : null;
 					// Or the call charging the key's credit, on its way instead of a refill.
 					wait = (burst && refill == null) ? lease.sharedCall() : null;
+					if (refill != null || wait != null) {
+						this.burstRequests.increment();
+					}
 					if (refill == null && wait == null) {
 						return decide(key, lease, limits, units, now);
 					}
@@ -364,7 +402,7 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 			leased += lease.units();
 		}
 		return new LeaseStats(this.leases.estimatedSize(), leased, this.localDecisions.sum(), this.sharedWaits.sum(),
-				this.refills.sum(), this.refillFailures.sum(), this.returnedUnits.sum(), this.work.droppedReturns(),
+				this.burstRequests.sum(), this.refills.sum(), this.refillFailures.sum(), this.returnedUnits.sum(), this.work.droppedReturns(),
 				this.coldKeyCredit.given(), this.owedUnits.sum(), this.work.pending());
 	}
 
@@ -624,6 +662,9 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 	 * @param leasedUnits the units those leases hold
 	 * @param localDecisions the requests decided from a lease
 	 * @param sharedWaits the requests that waited for the shared store
+	 * @param bursts the requests that their key's lease and credit could not pay for while
+	 * the shared bucket, as last seen, could or the key's credit call was on its way: waited
+	 * for that call or refused, as the store's {@link BurstHandling} says
 	 * @param refills the background leases taken
 	 * @param refillFailures the background leases that failed
 	 * @param returnedUnits the units given back to the shared store
@@ -635,9 +676,9 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 	 * the shared bucket as a debt
 	 * @param pendingCalls the background calls (leases, returns, charges) queued or in flight
 	 */
-	public record LeaseStats(long leases, long leasedUnits, long localDecisions, long sharedWaits, long refills,
-			long refillFailures, long returnedUnits, long droppedReturns, long coldStarts, long owedUnits,
-			long pendingCalls) {
+	public record LeaseStats(long leases, long leasedUnits, long localDecisions, long sharedWaits, long bursts,
+			long refills, long refillFailures, long returnedUnits, long droppedReturns, long coldStarts,
+			long owedUnits, long pendingCalls) {
 	}
 
 	/**
@@ -696,17 +737,23 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 				this.units = store.coldKeyCredit.unitsAtStart(lease, this.limits, this.generation, this.units);
 			}
 			return start(() -> store.shared.leaseAsync(key, this.limits, this.units)).handle((grant, failure) -> {
-				if (failure == null) {
-					store.callAnswered(key, lease, this, grant);
-					store.refills.increment();
-					this.done.complete(null);
+				try {
+					if (failure == null) {
+						store.callAnswered(key, lease, this, grant);
+						store.refills.increment();
+						this.done.complete(null);
+					}
+					else {
+						store.callFailed(key, lease, this);
+						store.refillFailures.increment();
+						this.done.completeExceptionally((failure instanceof CompletionException
+								&& failure.getCause() != null) ? failure.getCause() : failure);
+					}
 				}
-				else {
-					store.callFailed(key, lease, this);
-					store.refillFailures.increment();
-					this.done.completeExceptionally(
-							(failure instanceof CompletionException && failure.getCause() != null) ? failure.getCause()
-									: failure);
+				catch (RuntimeException | Error ex) {
+					// The requests waiting for the call must not wait for an outcome never set.
+					this.done.completeExceptionally(ex);
+					throw ex;
 				}
 				return null;
 			});
@@ -726,13 +773,23 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 				return;
 			}
 			try {
-				this.done.join();
+				this.done.get(REFILL_WAIT_NANOS, TimeUnit.NANOSECONDS);
 			}
-			catch (CompletionException ex) {
+			catch (InterruptedException ex) {
+				Thread.currentThread().interrupt();
+				throw new IllegalStateException("Interrupted while waiting for the key's lease call", ex);
+			}
+			catch (ExecutionException ex) {
 				if (ex.getCause() instanceof RuntimeException failure) {
 					throw failure;
 				}
-				throw ex;
+				throw new IllegalStateException("The key's lease call failed", ex.getCause());
+			}
+			catch (TimeoutException ex) {
+				// A call ends by the shared store's own timeout; one that has not ended by now
+				// never will (a store that lost it): the failure mode decides the request.
+				throw new IllegalStateException("The key's lease call did not end within "
+						+ Duration.ofNanos(REFILL_WAIT_NANOS).toMillis() + " ms", ex);
 			}
 		}
 

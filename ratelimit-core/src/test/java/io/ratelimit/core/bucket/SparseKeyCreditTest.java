@@ -236,6 +236,18 @@ class SparseKeyCreditTest {
 	}
 
 	@Test
+	void tryConsumeWhenBurstsAreRefusedAndThreeReplicasSendBurstsBeyondTheirCreditThenNoneWaitsAndTheBoundHolds() {
+		// Bursts of 30, three times the credit, every 110 ms, answered only every 20 ms.
+		Flood flood = new Flood(3, 20, 110, 30, 100, BurstHandling.REFUSE);
+		flood.run(10_000, -1);
+
+		assertThat(flood.sharedWaits()).as("no request waited for the shared store").isZero();
+		assertThat(flood.admitted).isLessThanOrEqualTo(flood.exact + bound(3));
+		// Each burst of each replica gets at least its credit while the bucket holds it.
+		assertThat(flood.admitted).isGreaterThanOrEqualTo(flood.exact / 2);
+	}
+
+	@Test
 	void tryConsumeWhenAReplicaDiesMidFloodThenBeyondExactByAtMostTheBoundAndItsCredit() {
 		Flood flood = new Flood(3, 20, 110, 11);
 		// The replica dies at 5 s with its calls unanswered: its credit is never charged.
@@ -330,6 +342,11 @@ class SparseKeyCreditTest {
 		}
 
 		Flood(int replicas, int answerEveryMillis, int everyMillis, int burst, int tokensPerSecond) {
+			this(replicas, answerEveryMillis, everyMillis, burst, tokensPerSecond, BurstHandling.WAIT);
+		}
+
+		Flood(int replicas, int answerEveryMillis, int everyMillis, int burst, int tokensPerSecond,
+				BurstHandling bursts) {
 			this.tokensPerSecond = tokensPerSecond;
 			this.limits = BucketLimits.of(BigDecimal.valueOf(tokensPerSecond), BigDecimal.ONE, 1);
 			this.answerEveryMillis = answerEveryMillis;
@@ -338,9 +355,14 @@ class SparseKeyCreditTest {
 			for (int i = 0; i < replicas; i++) {
 				LeasedBucketStoreTest.QueuedExecutor background = new LeasedBucketStoreTest.QueuedExecutor();
 				this.backgrounds.add(background);
-				this.replicas.add(replica(background));
+				this.replicas.add(new LeasedBucketStore(SparseKeyCreditTest.this.shared, LeaseSizing.defaults(), bursts,
+						Duration.ofSeconds(1), 1000, background, SparseKeyCreditTest.this.time));
 			}
 			SparseKeyCreditTest.this.shared.tryConsume(KEY, this.limits, tokensPerSecond);
+		}
+
+		long sharedWaits() {
+			return this.replicas.stream().mapToLong((replica) -> replica.leaseStats().sharedWaits()).sum();
 		}
 
 		long credits() {

@@ -1,0 +1,163 @@
+package io.ratelimit.core.bucket;
+
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+
+import io.ratelimit.core.FakeTimeSource;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatIllegalStateException;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+
+/**
+ * Requests that a key's lease and credit cannot pay for while the shared bucket may: by
+ * default each waits once for the key's call on its way, with {@link BurstHandling#REFUSE}
+ * each is refused at once, and no request waits for a call that never ends.
+ */
+class BurstHandlingTest {
+
+	private static final BucketKey KEY = new BucketKey(1, 2);
+
+	/** 100 tokens, refilled at 100 per second; credit of 10 (a tenth of the capacity). */
+	private static final BucketLimits HUNDRED_PER_SECOND = BucketLimits.of(new BigDecimal("100"), BigDecimal.ONE, 1);
+
+	private static final int CREDIT = 10;
+
+	private final FakeTimeSource time = new FakeTimeSource();
+
+	private final SharedTestBuckets shared = new SharedTestBuckets(this.time);
+
+	private final LeasedBucketStoreTest.QueuedExecutor background = new LeasedBucketStoreTest.QueuedExecutor();
+
+	private LeasedBucketStore replica(LeasableBucketStore shared, BurstHandling bursts) {
+		return new LeasedBucketStore(shared, LeaseSizing.defaults(), bursts, Duration.ofSeconds(1), 1000,
+				this.background, this.time);
+	}
+
+	@Test
+	void tryConsumeWhenBurstsWaitAndAColdKeyGetsMoreThanItsCreditThenTheRequestBeyondItIsDecidedByTheSharedStore() {
+		LeasedBucketStore store = replica(this.shared, BurstHandling.WAIT);
+		for (int i = 0; i < CREDIT; i++) {
+			assertThat(store.tryConsume(KEY, HUNDRED_PER_SECOND, 1).consumed()).isTrue();
+		}
+
+		assertThat(store.tryConsume(KEY, HUNDRED_PER_SECOND, 1).consumed()).isTrue();
+
+		assertThat(this.shared.calls()).as("the key's call, made by the request").isOne();
+		assertThat(store.leaseStats().bursts()).isOne();
+		assertThat(store.leaseStats().sharedWaits()).isOne();
+	}
+
+	@Test
+	void tryConsumeWhenBurstsAreRefusedAndAColdKeyGetsMoreThanItsCreditThenTheRequestBeyondItIsRefusedAtOnce() {
+		LeasedBucketStore store = replica(this.shared, BurstHandling.REFUSE);
+		for (int i = 0; i < CREDIT; i++) {
+			assertThat(store.tryConsume(KEY, HUNDRED_PER_SECOND, 1).consumed()).isTrue();
+		}
+
+		Consumption refused = store.tryConsume(KEY, HUNDRED_PER_SECOND, 1);
+
+		assertThat(refused.consumed()).isFalse();
+		assertThat(refused.nanosToWait()).isPositive();
+		assertThat(this.shared.calls()).as("no request waited for the shared store").isZero();
+		assertThat(store.leaseStats().bursts()).isOne();
+		assertThat(store.leaseStats().sharedWaits()).isZero();
+		this.background.runAll(); // the credit call lands, with a lease
+		assertThat(store.tryConsume(KEY, HUNDRED_PER_SECOND, 1).consumed()).as("decided from the lease").isTrue();
+		assertThat(this.shared.calls()).as("the credit call only").isOne();
+	}
+
+	@Test
+	void tryConsumeWhenBurstsAreRefusedAndALeaseRunsDryWhileTheBucketHoldsTokensThenRefusedAtOnceAndRefilled() {
+		LeasedBucketStore store = replica(this.shared, BurstHandling.REFUSE);
+		store.tryConsume(KEY, HUNDRED_PER_SECOND, 1);
+		this.background.runAll(); // leased: the bucket, as last seen, holds about 90
+		int admitted = 1;
+		while (store.tryConsume(KEY, HUNDRED_PER_SECOND, 1).consumed()) {
+			admitted++; // the lease, then credit again
+		}
+		int calls = this.shared.calls();
+
+		assertThat(store.tryConsume(KEY, HUNDRED_PER_SECOND, 1).consumed()).isFalse();
+
+		assertThat(admitted).as("the lease and the credit").isGreaterThan(CREDIT);
+		assertThat(this.shared.calls()).as("no request waited for the shared store").isEqualTo(calls);
+		assertThat(store.leaseStats().sharedWaits()).isZero();
+		assertThat(store.leaseStats().bursts()).isEqualTo(2);
+		assertThat(this.background.size()).as("the key's call is on its way").isPositive();
+		this.background.runAll();
+		assertThat(store.tryConsume(KEY, HUNDRED_PER_SECOND, 1).consumed()).as("decided from what landed").isTrue();
+	}
+
+	@Test
+	void tryConsumeWhenBurstsAreRefusedAndAColdKeyOfASlowSmallBucketThenItsFirstRequestStillWaitsForTheSharedStore() {
+		// 5 tokens, one every 10 s: no credit (see LeaseSizing), so refusing would refuse
+		// every key's first request.
+		BucketLimits slow = BucketLimits.of(new BigDecimal("0.1"), BigDecimal.ONE, 5);
+		LeasedBucketStore store = replica(this.shared, BurstHandling.REFUSE);
+
+		assertThat(store.tryConsume(KEY, slow, 1).consumed()).isTrue();
+
+		assertThat(this.shared.calls()).as("decided by the shared store").isOne();
+		assertThat(store.leaseStats().bursts()).isZero();
+	}
+
+	@Test
+	void tryConsumeWhenTheKeysCallNeverEndsThenARequestWaitingForItFailsWithinASecond() {
+		LeasableBucketStore hanging = new HangingLeases(this.shared);
+		LeasedBucketStore store = replica(hanging, BurstHandling.WAIT);
+		for (int i = 0; i < CREDIT; i++) {
+			assertThat(store.tryConsume(KEY, HUNDRED_PER_SECOND, 1).consumed()).isTrue();
+		}
+		this.background.runAll(); // the credit call starts and never ends
+
+		// The failure mode of the store around this one decides the request.
+		assertTimeoutPreemptively(Duration.ofSeconds(5), () -> assertThatIllegalStateException()
+			.isThrownBy(() -> store.tryConsume(KEY, HUNDRED_PER_SECOND, 1))
+			.withMessageContaining("did not end within 1000 ms"));
+	}
+
+	/** A shared store whose background leases are never answered. */
+	private record HangingLeases(SharedTestBuckets delegate) implements LeasableBucketStore {
+
+		@Override
+		public CompletionStage<Grant> leaseAsync(BucketKey key, BucketLimits limits, long maximumUnits) {
+			return new CompletableFuture<>();
+		}
+
+		@Override
+		public Grant lease(BucketKey key, BucketLimits limits, long maximumUnits) {
+			return this.delegate.lease(key, limits, maximumUnits);
+		}
+
+		@Override
+		public void giveBack(BucketKey key, BucketLimits limits, long units) {
+			this.delegate.giveBack(key, limits, units);
+		}
+
+		@Override
+		public void charge(BucketKey key, BucketLimits limits, long units) {
+			this.delegate.charge(key, limits, units);
+		}
+
+		@Override
+		public Consumption tryConsume(BucketKey key, BucketLimits limits, long tokens) {
+			return this.delegate.tryConsume(key, limits, tokens);
+		}
+
+		@Override
+		public void refund(BucketKey key, BucketLimits limits, long tokens) {
+			this.delegate.refund(key, limits, tokens);
+		}
+
+		@Override
+		public BucketStoreStats stats() {
+			return this.delegate.stats();
+		}
+
+	}
+
+}
