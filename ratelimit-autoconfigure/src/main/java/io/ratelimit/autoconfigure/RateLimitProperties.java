@@ -922,7 +922,8 @@ public class RateLimitProperties {
 			 * may (a burst on a key this replica has no lease of yet, or one that outran its
 			 * lease): 'wait' for the key's call on its way, a round trip, and be decided by
 			 * what it brings; 'refuse' at once, so that no such request waits for Redis, at
-			 * the price of 429s an exact limiter would not give.
+			 * the price of 429s an exact limiter would not give. A request waits for Redis no
+			 * longer than ratelimit.redis.timeout either way.
 			 */
 			private BurstMode burst = BurstMode.WAIT;
 
@@ -943,6 +944,14 @@ public class RateLimitProperties {
 			 * means fewer round trips and later reconciliation.
 			 */
 			private Duration flushInterval = Duration.ofMillis(10);
+
+			/**
+			 * Timeout of the background calls (leases, returns, charges), which no request
+			 * waits for longer than ratelimit.redis.timeout: long enough for the flush
+			 * interval and the retries of replicas contending for a hot key in Redis far
+			 * away.
+			 */
+			private Duration timeout = Duration.ofSeconds(1);
 
 			public LeaseSizingMode getSizing() {
 				return this.sizing;
@@ -998,6 +1007,14 @@ public class RateLimitProperties {
 
 			public void setShutdownTimeout(Duration shutdownTimeout) {
 				this.shutdownTimeout = shutdownTimeout;
+			}
+
+			public Duration getTimeout() {
+				return this.timeout;
+			}
+
+			public void setTimeout(Duration timeout) {
+				this.timeout = timeout;
 			}
 
 			public Duration getFlushInterval() {

@@ -40,10 +40,13 @@ final class BatchedLeases {
 						batch.getColdKeyShare()));
 		redis.flushWindow(InvalidRateLimitPropertyException.check("ratelimit.redis.batch.flush-interval",
 				() -> RateLimitRedisAutoConfiguration.positive(batch.getFlushInterval())));
+		redis.backgroundTimeout(InvalidRateLimitPropertyException.check("ratelimit.redis.batch.timeout",
+				() -> RateLimitRedisAutoConfiguration.positive(batch.getTimeout())));
 		BurstHandling bursts = (batch.getBurst() == RateLimitProperties.BurstMode.REFUSE) ? BurstHandling.REFUSE
 				: BurstHandling.WAIT;
-		return new LeasedBucketStore(redis, sizing, bursts, idleReturn, properties.getBuckets().getMaximumEntries(),
-				background, TimeSource.system());
+		// A request waits for a background call no longer than for a call of its own.
+		return new LeasedBucketStore(redis, sizing, bursts, properties.getRedis().getTimeout(), idleReturn,
+				properties.getBuckets().getMaximumEntries(), background, TimeSource.system());
 	}
 
 	static ExecutorService backgroundThreads() {

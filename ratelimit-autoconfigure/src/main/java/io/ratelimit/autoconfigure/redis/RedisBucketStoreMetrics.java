@@ -101,7 +101,8 @@ public class RedisBucketStoreMetrics implements MeterBinder {
 			.register(registry);
 		FunctionCounter.builder("ratelimit.redis.lease.bursts", this, lease(LeaseStats::bursts))
 			.description("Requests of batched global policies that their lease and credit could not pay for while "
-					+ "Redis could: waited for the key's call or refused, as ratelimit.redis.batch.burst says")
+					+ "the key's call to Redis was on its way: waited for it or refused, as ratelimit.redis.batch.burst "
+					+ "says")
 			.register(registry);
 		FunctionCounter.builder("ratelimit.redis.lease.refills", this, lease(LeaseStats::refills))
 			.tag("outcome", "taken")

@@ -72,11 +72,12 @@ final class RedisClients {
 			client.setOptions(options.build());
 			return RedisConnector.of(client);
 		}
-		RedisClient client = RedisClient.create(resources, target.uris().get(0));
+		RedisURI uri = target.uris().get(0);
+		RedisClient client = RedisClient.create(resources, uri);
 		ClientOptions.Builder options = ClientOptions.builder();
 		common(options, timeout, target.sslBundle());
 		client.setOptions(options.build());
-		return RedisConnector.of(client);
+		return RedisConnector.of(client, uri);
 	}
 
 	private static ClientResources resources() {
@@ -91,7 +92,9 @@ final class RedisClients {
 		// Fail at once while disconnected instead of queueing until the timeout.
 		options.disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS);
 		options.socketOptions(SocketOptions.builder().connectTimeout(timeout).build());
-		options.timeoutOptions(TimeoutOptions.enabled(timeout));
+		// Each connection's own timeout, the URI's unless set: the pipelined connection of
+		// batched policies' background calls has a longer one (RedisBucketStore).
+		options.timeoutOptions(TimeoutOptions.enabled());
 		if (sslBundle != null) {
 			options.sslOptions(sslOptions(sslBundle));
 		}

@@ -47,7 +47,8 @@ import org.jspecify.annotations.Nullable;
  * for it while the bucket, as last seen, can, it waits once for the key's call on its way
  * (its refill, or the call charging its credit) and is decided by what lands, rather than be
  * refused what the fleet has to give; or, with {@link BurstHandling#REFUSE}, it is refused at
- * once, so that no decision waits but a cold key's first on a bucket without credit.
+ * once. A request waits for a call another started no longer than the store's longest wait
+ * (the shared store's request timeout), and is failed if it has not ended by then.
  * <p>A key this replica sees now and then, Gubernator style: its credit call, sized when it
  * starts, asks for the credit used by then and for a lease only as large as the key's
  * settled demand uses while it is held, so a key seen once is charged what it admitted and
@@ -126,8 +127,11 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 
 	private final LongAdder sharedWaits = new LongAdder();
 
-	/** The longest a request waits for its key's refill. */
-	private static final long REFILL_WAIT_NANOS = Duration.ofSeconds(1).toNanos();
+	/** The longest a request waits for a call of its key unless told. */
+	private static final Duration DEFAULT_LONGEST_WAIT = Duration.ofSeconds(1);
+
+	/** The longest a request waits for a call of its key that another started. */
+	private final long longestWaitNanos;
 
 	private final LongAdder refills = new LongAdder();
 
@@ -145,7 +149,7 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 
 	/**
 	 * Creates a store whose bursts wait for the key's call on its way
-	 * ({@link BurstHandling#WAIT}).
+	 * ({@link BurstHandling#WAIT}), a second at most.
 	 * @param shared the shared store leases come from
 	 * @param sizing how large the leases are
 	 * @param idleReturn how long an unused lease is kept before it goes back
@@ -156,7 +160,7 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 	 */
 	public LeasedBucketStore(LeasableBucketStore shared, LeaseSizing sizing, Duration idleReturn, long maximumLeases,
 			Executor background, TimeSource time) {
-		this(shared, sizing, BurstHandling.WAIT, idleReturn, maximumLeases, background, time);
+		this(shared, sizing, BurstHandling.WAIT, DEFAULT_LONGEST_WAIT, idleReturn, maximumLeases, background, time);
 	}
 
 	/**
@@ -165,17 +169,25 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 	 * @param sizing how large the leases are
 	 * @param bursts what a request gets that its key's lease and credit cannot pay for
 	 * while the shared bucket may
+	 * @param longestWait the longest a request waits for a call of its key that another
+	 * started (a refill, or a credit call): the shared store's request timeout, for its
+	 * background calls may have a longer one; a request that waited that long is failed, and
+	 * the failure mode of the store around this one decides it
 	 * @param idleReturn how long an unused lease is kept before it goes back
 	 * @param maximumLeases the most keys with a lease; the least used give theirs back first
 	 * @param background runs the background leases and returns (the store queues them
 	 * itself, bounded, and hands the executor one task per queued one)
 	 * @param time the clock of demand, idleness and the quiet periods
 	 */
-	public LeasedBucketStore(LeasableBucketStore shared, LeaseSizing sizing, BurstHandling bursts, Duration idleReturn,
-			long maximumLeases, Executor background, TimeSource time) {
+	public LeasedBucketStore(LeasableBucketStore shared, LeaseSizing sizing, BurstHandling bursts,
+			Duration longestWait, Duration idleReturn, long maximumLeases, Executor background, TimeSource time) {
 		this.shared = Objects.requireNonNull(shared, "shared must not be null");
 		this.sizing = Objects.requireNonNull(sizing, "sizing must not be null");
 		this.bursts = Objects.requireNonNull(bursts, "bursts must not be null");
+		this.longestWaitNanos = Objects.requireNonNull(longestWait, "longestWait must not be null").toNanos();
+		if (this.longestWaitNanos <= 0) {
+			throw new IllegalArgumentException("The longest wait must be positive, but was " + longestWait);
+		}
 		this.work = new LeaseWork(Objects.requireNonNull(background, "background must not be null"),
 				MAXIMUM_QUEUED_TASKS);
 		this.time = Objects.requireNonNull(time, "time must not be null");
@@ -206,6 +218,7 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 		}
 		long units = Math.multiplyExact(tokens, BucketLimits.UNITS_PER_TOKEN);
 		boolean waitedForRefill = false;
+		boolean countedBurst = false;
 		while (true) {
 			// A quiet read first: a capturing loader would be allocated on every decision.
 			Lease lease = this.leases.getIfPresent(key);
@@ -237,9 +250,12 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 					// Beyond the credit, a cold key's request joins its first lease call.
 					SharedCall onItsWay = lease.sharedCall();
 					if (onItsWay != null && onItsWay.credit > 0 && !lease.lastLeaseFailed()) {
-						this.burstRequests.increment();
+						if (!countedBurst) {
+							countedBurst = true;
+							this.burstRequests.increment();
+						}
 						if (this.bursts == BurstHandling.REFUSE) {
-							return decide(key, lease, limits, units, now);
+							return refusedBurst(key, lease, limits, units, now);
 						}
 					}
 					wait = sharedCall(lease, units, now);
@@ -251,13 +267,17 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 					}
 					burst = lease.units() < units && !waitedForRefill && lease.sharedCouldPay(units);
 					if (burst && this.bursts == BurstHandling.REFUSE) {
-						this.burstRequests.increment();
-						return decide(key, lease, limits, units, now); // which starts the refill
+						Consumption refused = refusedBurst(key, lease, limits, units, now);
+						if (!countedBurst && (lease.isRefilling() || lease.sharedCall() != null)) {
+							this.burstRequests.increment(); // as many as would have waited
+						}
+						return refused;
 					}
 					refill = burst ? refillFor(key, lease, units, now) : null;
 					// Or the call charging the key's credit, on its way instead of a refill.
 					wait = (burst && refill == null) ? lease.sharedCall() : null;
-					if (refill != null || wait != null) {
+					if ((refill != null || wait != null) && !countedBurst) {
+						countedBurst = true;
 						this.burstRequests.increment();
 					}
 					if (refill == null && wait == null) {
@@ -286,27 +306,39 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 	}
 
 	/**
-	 * Waits for a refill to land, at most {@link #REFILL_WAIT_NANOS}: a refill ends by the
-	 * shared store's own timeout, and the bound only keeps a refill that never ran (its queue
-	 * closed at shutdown) from holding a request. A failed refill fails the request, as a
-	 * failed shared call fails the requests waiting for it: the store's failure mode decides
-	 * it, and it never waits for a second call.
+	 * Waits for a refill to land, at most the longest wait (the shared store's request
+	 * timeout, where its background calls may have a longer one, or a refill queued behind
+	 * others may not have started): a request waits no longer for a slow store than for a
+	 * call of its own, and is then decided by what the lease holds, as any request. A failed
+	 * refill fails the request, as a failed shared call fails the requests waiting for it:
+	 * the store's failure mode decides it, and it never waits for a second call.
 	 */
-	private static void awaitRefill(CompletableFuture<Void> refill) {
+	private void awaitRefill(CompletableFuture<Void> refill) {
 		try {
-			refill.get(REFILL_WAIT_NANOS, TimeUnit.NANOSECONDS);
+			awaitCall(refill);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
+		}
+		catch (TimeoutException ex) {
+			// Decided by what the lease holds now, like any request.
+		}
+	}
+
+	/**
+	 * Waits for a call of the key that another started to end, at most the longest wait.
+	 * @throws TimeoutException if it has not ended by then
+	 * @throws InterruptedException if the request's thread was interrupted meanwhile
+	 */
+	private void awaitCall(CompletableFuture<Void> call) throws TimeoutException, InterruptedException {
+		try {
+			call.get(this.longestWaitNanos, TimeUnit.NANOSECONDS);
 		}
 		catch (ExecutionException ex) {
 			Throwable failure = (ex.getCause() instanceof CompletionException && ex.getCause().getCause() != null)
 					? ex.getCause().getCause() : ex.getCause();
 			throw (failure instanceof RuntimeException runtime) ? runtime
-					: new IllegalStateException("The refill of the key's lease failed", failure);
-		}
-		catch (TimeoutException ex) {
-			// Decided by what the lease holds now, like any request.
+					: new IllegalStateException("The shared store's call failed", failure);
 		}
 	}
 
@@ -339,6 +371,18 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 		long missing = Math.max(1, units - known);
 		return new Consumption(false, Math.max(0, Math.min(known, units - 1)),
 				Math.max(1, limits.nanosToRefill(Math.min(missing, limits.capacityUnits()))));
+	}
+
+	/**
+	 * Refuses a burst at once ({@link BurstHandling#REFUSE}), starting the key's refill if
+	 * none is on its way. The wait reported is a second at most: the bucket, as last seen,
+	 * holds the request, or a cold key's bucket is not known yet, and the key's call on its
+	 * way brings what the next request decides from. Called under the lock.
+	 */
+	private Consumption refusedBurst(BucketKey key, Lease lease, BucketLimits limits, long units, long now) {
+		Consumption refused = decide(key, lease, limits, units, now);
+		return refused.consumed() ? refused
+				: new Consumption(false, refused.remainingUnits(), Math.min(refused.nanosToWait(), MAXIMUM_QUIET_NANOS));
 	}
 
 	/**
@@ -402,8 +446,8 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 			leased += lease.units();
 		}
 		return new LeaseStats(this.leases.estimatedSize(), leased, this.localDecisions.sum(), this.sharedWaits.sum(),
-				this.burstRequests.sum(), this.refills.sum(), this.refillFailures.sum(), this.returnedUnits.sum(), this.work.droppedReturns(),
-				this.coldKeyCredit.given(), this.owedUnits.sum(), this.work.pending());
+				this.refills.sum(), this.refillFailures.sum(), this.returnedUnits.sum(), this.work.droppedReturns(),
+				this.coldKeyCredit.given(), this.owedUnits.sum(), this.work.pending(), this.burstRequests.sum());
 	}
 
 	/**
@@ -662,9 +706,6 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 	 * @param leasedUnits the units those leases hold
 	 * @param localDecisions the requests decided from a lease
 	 * @param sharedWaits the requests that waited for the shared store
-	 * @param bursts the requests that their key's lease and credit could not pay for while
-	 * the shared bucket, as last seen, could or the key's credit call was on its way: waited
-	 * for that call or refused, as the store's {@link BurstHandling} says
 	 * @param refills the background leases taken
 	 * @param refillFailures the background leases that failed
 	 * @param returnedUnits the units given back to the shared store
@@ -675,10 +716,14 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 	 * @param owedUnits the units admitted on credit that a grant could not pay for, charged to
 	 * the shared bucket as a debt
 	 * @param pendingCalls the background calls (leases, returns, charges) queued or in flight
+	 * @param bursts the requests that their key's lease and credit could not pay for while
+	 * the shared bucket, as last seen, could or the key's credit call was on its way, and
+	 * the key's call was on its way: each waited for it once, or was refused, as the store's
+	 * {@link BurstHandling} says
 	 */
-	public record LeaseStats(long leases, long leasedUnits, long localDecisions, long sharedWaits, long bursts,
-			long refills, long refillFailures, long returnedUnits, long droppedReturns, long coldStarts,
-			long owedUnits, long pendingCalls) {
+	public record LeaseStats(long leases, long leasedUnits, long localDecisions, long sharedWaits, long refills,
+			long refillFailures, long returnedUnits, long droppedReturns, long coldStarts, long owedUnits,
+			long pendingCalls, long bursts) {
 	}
 
 	/**
@@ -733,10 +778,18 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 			if (!this.claimed.compareAndSet(false, true)) {
 				return this.done;
 			}
-			if (this.credit > 0) {
-				this.units = store.coldKeyCredit.unitsAtStart(lease, this.limits, this.generation, this.units);
+			CompletionStage<LeasableBucketStore.Grant> call;
+			try {
+				if (this.credit > 0) {
+					this.units = store.coldKeyCredit.unitsAtStart(lease, this.limits, this.generation, this.units);
+				}
+				call = start(() -> store.shared.leaseAsync(key, this.limits, this.units));
 			}
-			return start(() -> store.shared.leaseAsync(key, this.limits, this.units)).handle((grant, failure) -> {
+			catch (RuntimeException | Error ex) {
+				// Not started: ends as a failed call, or the key's requests would join it forever.
+				call = CompletableFuture.failedFuture(ex);
+			}
+			return call.handle((grant, failure) -> {
 				try {
 					if (failure == null) {
 						store.callAnswered(key, lease, this, grant);
@@ -773,23 +826,16 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 				return;
 			}
 			try {
-				this.done.get(REFILL_WAIT_NANOS, TimeUnit.NANOSECONDS);
+				store.awaitCall(this.done);
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();
 				throw new IllegalStateException("Interrupted while waiting for the key's lease call", ex);
 			}
-			catch (ExecutionException ex) {
-				if (ex.getCause() instanceof RuntimeException failure) {
-					throw failure;
-				}
-				throw new IllegalStateException("The key's lease call failed", ex.getCause());
-			}
 			catch (TimeoutException ex) {
-				// A call ends by the shared store's own timeout; one that has not ended by now
-				// never will (a store that lost it): the failure mode decides the request.
-				throw new IllegalStateException("The key's lease call did not end within "
-						+ Duration.ofNanos(REFILL_WAIT_NANOS).toMillis() + " ms", ex);
+				// No lease to decide from: a timeout, as a call of the request's own would be.
+				throw new IllegalStateException("The shared store did not answer the key's call within "
+						+ Duration.ofNanos(store.longestWaitNanos).toMillis() + " ms", ex);
 			}
 		}
 

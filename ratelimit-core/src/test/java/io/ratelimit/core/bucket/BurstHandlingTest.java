@@ -4,6 +4,7 @@ import java.math.BigDecimal;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentLinkedQueue;
 
 import io.ratelimit.core.FakeTimeSource;
 import org.junit.jupiter.api.Test;
@@ -33,8 +34,8 @@ class BurstHandlingTest {
 	private final LeasedBucketStoreTest.QueuedExecutor background = new LeasedBucketStoreTest.QueuedExecutor();
 
 	private LeasedBucketStore replica(LeasableBucketStore shared, BurstHandling bursts) {
-		return new LeasedBucketStore(shared, LeaseSizing.defaults(), bursts, Duration.ofSeconds(1), 1000,
-				this.background, this.time);
+		return new LeasedBucketStore(shared, LeaseSizing.defaults(), bursts, Duration.ofSeconds(1),
+				Duration.ofSeconds(1), 1000, this.background, this.time);
 	}
 
 	@Test
@@ -68,6 +69,20 @@ class BurstHandlingTest {
 		this.background.runAll(); // the credit call lands, with a lease
 		assertThat(store.tryConsume(KEY, HUNDRED_PER_SECOND, 1).consumed()).as("decided from the lease").isTrue();
 		assertThat(this.shared.calls()).as("the credit call only").isOne();
+	}
+
+	@Test
+	void tryConsumeWhenBurstsAreRefusedOnASlowBucketThenTheWaitIsTheKeysCallNotTheRefillOfTheRequest() {
+		// 20 tokens, one every 6 s, credit of 2: the bucket is not known yet, and is full.
+		BucketLimits slow = BucketLimits.perWindow(20, Duration.ofMinutes(2), 20);
+		LeasedBucketStore store = replica(this.shared, BurstHandling.REFUSE);
+		store.tryConsume(KEY, slow, 1);
+		store.tryConsume(KEY, slow, 1);
+
+		Consumption refused = store.tryConsume(KEY, slow, 1);
+
+		assertThat(refused.consumed()).isFalse();
+		assertThat(refused.nanosToWait()).isPositive().isLessThanOrEqualTo(Duration.ofSeconds(1).toNanos());
 	}
 
 	@Test
@@ -117,7 +132,101 @@ class BurstHandlingTest {
 		// The failure mode of the store around this one decides the request.
 		assertTimeoutPreemptively(Duration.ofSeconds(5), () -> assertThatIllegalStateException()
 			.isThrownBy(() -> store.tryConsume(KEY, HUNDRED_PER_SECOND, 1))
-			.withMessageContaining("did not end within 1000 ms"));
+			.withMessageContaining("did not answer the key's call within 1000 ms"));
+	}
+
+	@Test
+	void tryConsumeWhenARequestJoinsACreditCallThatBringsNothingForItThenItIsOneBurstAndIsAdmitted() {
+		DeferredLeases deferred = new DeferredLeases(this.shared);
+		LeasedBucketStore store = replica(deferred, BurstHandling.WAIT);
+		// 15 tokens: the credit of 10, and 5 more, too few to give the credit again.
+		this.shared.tryConsume(KEY, HUNDRED_PER_SECOND, 85);
+		for (int i = 0; i < CREDIT; i++) {
+			assertThat(store.tryConsume(KEY, HUNDRED_PER_SECOND, 1).consumed()).isTrue();
+		}
+		this.background.runAll(); // the credit call starts, asking for the credit used only
+
+		Thread answers = deferred.answerWhileWaiting(Thread.currentThread(), this.background);
+		boolean admitted = store.tryConsume(KEY, HUNDRED_PER_SECOND, 1).consumed();
+		answers.interrupt();
+
+		// It joined the credit call, which brought nothing for it, then waited for a refill.
+		assertThat(admitted).isTrue();
+		assertThat(store.leaseStats().bursts()).as("one request, one burst").isOne();
+	}
+
+	/**
+	 * A shared store whose background leases are answered only when told, so that a request
+	 * can join a call the background started.
+	 */
+	private static final class DeferredLeases implements LeasableBucketStore {
+
+		private final SharedTestBuckets delegate;
+
+		private final ConcurrentLinkedQueue<Runnable> pending = new ConcurrentLinkedQueue<>();
+
+		DeferredLeases(SharedTestBuckets delegate) {
+			this.delegate = delegate;
+		}
+
+		@Override
+		public CompletionStage<Grant> leaseAsync(BucketKey key, BucketLimits limits, long maximumUnits) {
+			CompletableFuture<Grant> answer = new CompletableFuture<>();
+			this.pending.add(() -> answer.complete(this.delegate.lease(key, limits, maximumUnits)));
+			return answer;
+		}
+
+		/**
+		 * Answers the calls made so far, and runs the background's queued ones, whenever the
+		 * request's thread waits; until interrupted.
+		 */
+		Thread answerWhileWaiting(Thread request, LeasedBucketStoreTest.QueuedExecutor background) {
+			Thread answers = new Thread(() -> {
+				while (!Thread.currentThread().isInterrupted()) {
+					if (request.getState() == Thread.State.TIMED_WAITING) {
+						background.runAll();
+						for (Runnable answer; (answer = this.pending.poll()) != null;) {
+							answer.run();
+						}
+					}
+					Thread.onSpinWait();
+				}
+			});
+			answers.setDaemon(true);
+			answers.start();
+			return answers;
+		}
+
+		@Override
+		public Grant lease(BucketKey key, BucketLimits limits, long maximumUnits) {
+			return this.delegate.lease(key, limits, maximumUnits);
+		}
+
+		@Override
+		public void giveBack(BucketKey key, BucketLimits limits, long units) {
+			this.delegate.giveBack(key, limits, units);
+		}
+
+		@Override
+		public void charge(BucketKey key, BucketLimits limits, long units) {
+			this.delegate.charge(key, limits, units);
+		}
+
+		@Override
+		public Consumption tryConsume(BucketKey key, BucketLimits limits, long tokens) {
+			return this.delegate.tryConsume(key, limits, tokens);
+		}
+
+		@Override
+		public void refund(BucketKey key, BucketLimits limits, long tokens) {
+			this.delegate.refund(key, limits, tokens);
+		}
+
+		@Override
+		public BucketStoreStats stats() {
+			return this.delegate.stats();
+		}
+
 	}
 
 	/** A shared store whose background leases are never answered. */

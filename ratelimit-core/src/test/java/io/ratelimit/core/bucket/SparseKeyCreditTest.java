@@ -356,7 +356,7 @@ class SparseKeyCreditTest {
 				LeasedBucketStoreTest.QueuedExecutor background = new LeasedBucketStoreTest.QueuedExecutor();
 				this.backgrounds.add(background);
 				this.replicas.add(new LeasedBucketStore(SparseKeyCreditTest.this.shared, LeaseSizing.defaults(), bursts,
-						Duration.ofSeconds(1), 1000, background, SparseKeyCreditTest.this.time));
+						Duration.ofSeconds(1), Duration.ofSeconds(1), 1000, background, SparseKeyCreditTest.this.time));
 			}
 			SparseKeyCreditTest.this.shared.tryConsume(KEY, this.limits, tokensPerSecond);
 		}
