@@ -945,14 +945,6 @@ public class RateLimitProperties {
 			 */
 			private Duration flushInterval = Duration.ofMillis(10);
 
-			/**
-			 * Timeout of the background calls (leases, returns, charges), which no request
-			 * waits for longer than ratelimit.redis.timeout: long enough for the flush
-			 * interval and the retries of replicas contending for a hot key in Redis far
-			 * away.
-			 */
-			private Duration timeout = Duration.ofSeconds(1);
-
 			public LeaseSizingMode getSizing() {
 				return this.sizing;
 			}
@@ -1007,14 +999,6 @@ public class RateLimitProperties {
 
 			public void setShutdownTimeout(Duration shutdownTimeout) {
 				this.shutdownTimeout = shutdownTimeout;
-			}
-
-			public Duration getTimeout() {
-				return this.timeout;
-			}
-
-			public void setTimeout(Duration timeout) {
-				this.timeout = timeout;
 			}
 
 			public Duration getFlushInterval() {

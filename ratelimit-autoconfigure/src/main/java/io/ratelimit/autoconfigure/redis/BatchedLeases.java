@@ -40,11 +40,9 @@ final class BatchedLeases {
 						batch.getColdKeyShare()));
 		redis.flushWindow(InvalidRateLimitPropertyException.check("ratelimit.redis.batch.flush-interval",
 				() -> RateLimitRedisAutoConfiguration.positive(batch.getFlushInterval())));
-		redis.backgroundTimeout(InvalidRateLimitPropertyException.check("ratelimit.redis.batch.timeout",
-				() -> RateLimitRedisAutoConfiguration.positive(batch.getTimeout())));
 		BurstHandling bursts = (batch.getBurst() == RateLimitProperties.BurstMode.REFUSE) ? BurstHandling.REFUSE
 				: BurstHandling.WAIT;
-		// A request waits for a background call no longer than for a call of its own.
+		// A request waits for its key's calls no longer than for a call of its own.
 		return new LeasedBucketStore(redis, sizing, bursts, properties.getRedis().getTimeout(), idleReturn,
 				properties.getBuckets().getMaximumEntries(), background, TimeSource.system());
 	}

@@ -98,7 +98,7 @@ public class RateLimitRedisAutoConfiguration {
 			LeasedBucketStore leases = BatchedLeases.store(redis.getBatch(), remote, properties, background);
 			// Connected and warm before the first request; never failing startup (Redis may be
 			// down: then connecting fails at once and each request's failure mode decides).
-			RedisTimeoutCheck.warnIfTooShort(timeout, redis.getBatch().getTimeout(), redis.getBatch().getFlushInterval(),
+			RedisTimeoutCheck.warnIfTooShort(timeout, redis.getBatch().getFlushInterval(),
 					remote.connect(WARM_UP_BUDGET));
 			Duration shutdownTimeout = InvalidRateLimitPropertyException.check(
 					"ratelimit.redis.batch.shutdown-timeout", () -> positive(redis.getBatch().getShutdownTimeout()));

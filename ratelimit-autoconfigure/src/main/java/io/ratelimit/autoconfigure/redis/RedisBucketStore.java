@@ -124,8 +124,6 @@ final class RedisBucketStore implements LeasableBucketStore, ServerAnswers, Auto
 
 	private Duration flushWindow = DEFAULT_FLUSH_WINDOW;
 
-	private @Nullable Duration backgroundTimeout;
-
 	private volatile @Nullable Pipelined pipelined;
 
 	private volatile boolean closed;
@@ -188,20 +186,6 @@ final class RedisBucketStore implements LeasableBucketStore, ServerAnswers, Auto
 	 */
 	RedisBucketStore flushWindow(Duration window) {
 		this.flushWindow = Objects.requireNonNull(window, "window must not be null");
-		return this;
-	}
-
-	/**
-	 * Sets the timeout of the pipelined connection's calls, which no request waits for
-	 * (requests that wait for one do so within their own timeout); before the first
-	 * asynchronous call. Unset, it is the request timeout. The client must apply each
-	 * connection's own timeout ({@code TimeoutOptions.enabled()}, as {@link RedisClients}
-	 * builds it), not a fixed one.
-	 * @param timeout the timeout, positive
-	 * @return this store
-	 */
-	RedisBucketStore backgroundTimeout(Duration timeout) {
-		this.backgroundTimeout = Objects.requireNonNull(timeout, "timeout must not be null");
 		return this;
 	}
 
@@ -598,16 +582,16 @@ final class RedisBucketStore implements LeasableBucketStore, ServerAnswers, Auto
 		ExpirationAfterWriteStrategy expiration = ExpirationAfterWriteStrategy
 			.basedOnTimeForRefillingBucketUpToMax(KEEP_AFTER_FULL);
 		return new Connected(connection.connection(),
-				new LastSeenStateProxyManager(configured(connection, expiration, this.timeout),
-						new StateSwap(connection.scripts()), expiration, this.maximumProxies),
+				new LastSeenStateProxyManager(configured(connection, expiration), new StateSwap(connection.scripts()),
+						expiration, this.maximumProxies),
 				expiration);
 	}
 
 	private Bucket4jLettuce.LettuceBasedProxyManagerBuilder<byte[]> configured(RedisConnector.Connection connection,
-			ExpirationAfterWriteStrategy expiration, Duration timeout) {
+			ExpirationAfterWriteStrategy expiration) {
 		return connection.builder()
 			.clientClock(WallClockMeter.of(this.time))
-			.requestTimeout(timeout)
+			.requestTimeout(this.timeout)
 			.expirationAfterWrite(expiration);
 	}
 
@@ -626,12 +610,11 @@ final class RedisBucketStore implements LeasableBucketStore, ServerAnswers, Auto
 					if (this.closed) {
 						throw new IllegalStateException("The Redis bucket store is closed");
 					}
-					Duration timeout = (this.backgroundTimeout != null) ? this.backgroundTimeout : this.timeout;
-					RedisConnector.Connection connection = this.connector.connect(timeout);
+					RedisConnector.Connection connection = this.connector.connect();
 					CommandPipeline pipeline = new CommandPipeline(connection.connection(), this.flushWindow,
 							FLUSH_COMMANDS, "ratelimit-redis-flush");
 					current = new Pipelined(pipeline,
-							new LastSeenStateProxyManager(configured(connection, connected.expiration(), timeout),
+							new LastSeenStateProxyManager(configured(connection, connected.expiration()),
 									new StateSwap(connection.scripts()), connected.proxies(), pipeline::issued,
 									pipeline::issuedUrgently));
 					this.pipelined = current;

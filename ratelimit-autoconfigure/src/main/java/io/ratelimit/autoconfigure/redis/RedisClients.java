@@ -72,12 +72,11 @@ final class RedisClients {
 			client.setOptions(options.build());
 			return RedisConnector.of(client);
 		}
-		RedisURI uri = target.uris().get(0);
-		RedisClient client = RedisClient.create(resources, uri);
+		RedisClient client = RedisClient.create(resources, target.uris().get(0));
 		ClientOptions.Builder options = ClientOptions.builder();
 		common(options, timeout, target.sslBundle());
 		client.setOptions(options.build());
-		return RedisConnector.of(client, uri);
+		return RedisConnector.of(client);
 	}
 
 	private static ClientResources resources() {
@@ -92,9 +91,7 @@ final class RedisClients {
 		// Fail at once while disconnected instead of queueing until the timeout.
 		options.disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS);
 		options.socketOptions(SocketOptions.builder().connectTimeout(timeout).build());
-		// Each connection's own timeout, the URI's unless set: the pipelined connection of
-		// batched policies' background calls has a longer one (RedisBucketStore).
-		options.timeoutOptions(TimeoutOptions.enabled());
+		options.timeoutOptions(TimeoutOptions.enabled(timeout));
 		if (sslBundle != null) {
 			options.sslOptions(sslOptions(sslBundle));
 		}

@@ -20,7 +20,6 @@ import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.codec.ByteArrayCodec;
-import org.jspecify.annotations.Nullable;
 
 /**
  * How a {@link RedisBucketStore} reaches Redis: connects, and hands Bucket4j's
@@ -43,20 +42,6 @@ interface RedisConnector {
 	Connection connect();
 
 	/**
-	 * Opens a connection whose commands time out after {@code timeout} rather than the
-	 * client's; where the connector knows the server's address, its handshake does too (a
-	 * far Redis may need longer to connect than the requests' timeout allows).
-	 * @param timeout the connection's timeout
-	 * @return the connection and Bucket4j's builder over it
-	 * @throws RuntimeException if Redis cannot be reached
-	 */
-	default Connection connect(Duration timeout) {
-		Connection connection = connect();
-		connection.connection().setTimeout(timeout);
-		return connection;
-	}
-
-	/**
 	 * Returns the client; whoever owns this connector shuts it down with {@link #shutdown()}.
 	 * @return the client
 	 */
@@ -77,34 +62,12 @@ interface RedisConnector {
 	 * @return the connector
 	 */
 	static RedisConnector of(RedisClient client) {
-		return of(client, null);
-	}
-
-	/**
-	 * Returns a connector over a standalone server, or a primary that Sentinel names, whose
-	 * connections with a timeout of their own connect within it too.
-	 * @param client the client
-	 * @param uri the client's URI, or {@code null} when not known
-	 * @return the connector
-	 */
-	static RedisConnector of(RedisClient client, @Nullable RedisURI uri) {
 		Objects.requireNonNull(client, "client must not be null");
 		return new RedisConnector() {
 
 			@Override
 			public Connection connect() {
-				return connection(client.connect(ByteArrayCodec.INSTANCE));
-			}
-
-			@Override
-			public Connection connect(Duration timeout) {
-				if (uri == null) {
-					return RedisConnector.super.connect(timeout);
-				}
-				return connection(client.connect(ByteArrayCodec.INSTANCE, RedisURI.builder(uri).withTimeout(timeout).build()));
-			}
-
-			private Connection connection(StatefulRedisConnection<byte[], byte[]> connection) {
+				StatefulRedisConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
 				return new Connection(connection, Bucket4jLettuce.casBasedBuilder(connection), connection.async());
 			}
 

@@ -33,12 +33,8 @@ final class RedisTimeoutCheck {
 	private RedisTimeoutCheck() {
 	}
 
-	static void warnIfTooShort(Duration timeout, Duration batchTimeout, Duration flushInterval,
-			RedisBucketStore.WarmUp warmUp) {
+	static void warnIfTooShort(Duration timeout, Duration flushInterval, RedisBucketStore.WarmUp warmUp) {
 		String problem = problem(timeout, flushInterval, warmUp);
-		if (problem == null) {
-			problem = batchProblem(batchTimeout, flushInterval, warmUp);
-		}
 		if (problem != null && logger.isWarnEnabled()) {
 			logger.warn(Diagnostic.W017.message(problem));
 		}
@@ -74,39 +70,12 @@ final class RedisTimeoutCheck {
 		if (timeout.compareTo(flushInterval.plus(fastest.multipliedBy(WARN_BELOW_ROUND_TRIPS))) >= 0) {
 			return null;
 		}
-		long suggested = suggested(flushInterval, fastest);
+		long needed = flushInterval.plus(fastest.multipliedBy(SUGGESTED_ROUND_TRIPS)).toNanos();
+		long suggested = Duration.ofNanos((needed + ROUNDING_NANOS - 1) / ROUNDING_NANOS * ROUNDING_NANOS).toMillis();
 		return "A round trip to Redis took " + millis(fastest) + " at startup (the fastest warm decision), too "
 				+ "long for " + setting + ": a batched call waits up to the flush interval for its write, then takes "
 				+ "a round trip per attempt, and replicas contending on a key retry. Under load " + consequence
 				+ "Set ratelimit.redis.timeout to at least " + suggested + "ms (" + rule + ").";
-	}
-
-	/**
-	 * What is wrong with the timeout of batched policies' background calls, judged by the
-	 * same rule: their calls wait for the flush and retry as the requests' do.
-	 * @return the warning's text, or {@code null} if it is long enough or nothing was
-	 * measured
-	 */
-	static @Nullable String batchProblem(Duration batchTimeout, Duration flushInterval,
-			RedisBucketStore.WarmUp warmUp) {
-		Duration fastest = warmUp.fastest();
-		if (fastest == null
-				|| batchTimeout.compareTo(flushInterval.plus(fastest.multipliedBy(WARN_BELOW_ROUND_TRIPS))) >= 0) {
-			return null;
-		}
-		return "A round trip to Redis took " + millis(fastest) + " at startup (the fastest warm decision), too long "
-				+ "for ratelimit.redis.batch.timeout=" + batchTimeout.toMillis() + "ms: the background calls of "
-				+ "GLOBAL_BATCHED policies (leases, returns, charges) wait up to the flush interval for their write, "
-				+ "then take a round trip per attempt, and replicas contending on a key retry. Under load they time "
-				+ "out, and batched policies are decided by ratelimit.redis.failure-mode instead of Redis. Set "
-				+ "ratelimit.redis.batch.timeout to at least " + suggested(flushInterval, fastest)
-				+ "ms (the batch flush interval (ratelimit.redis.batch.flush-interval=" + flushInterval.toMillis()
-				+ "ms) plus " + SUGGESTED_ROUND_TRIPS + " round trips).";
-	}
-
-	private static long suggested(Duration flushInterval, Duration fastest) {
-		long needed = flushInterval.plus(fastest.multipliedBy(SUGGESTED_ROUND_TRIPS)).toNanos();
-		return Duration.ofNanos((needed + ROUNDING_NANOS - 1) / ROUNDING_NANOS * ROUNDING_NANOS).toMillis();
 	}
 
 	private static String millis(Duration duration) {

@@ -151,13 +151,6 @@ class BatchedGlobalExperiment {
 	 */
 	private static final Duration TIMEOUT = Duration.ofMillis(Long.getLong("ratelimit.experiment.timeout-ms", 5000));
 
-	/**
-	 * The timeout of batched mode's background calls: the request timeout unless set
-	 * ({@code ratelimit.experiment.batch-timeout-ms}; the starter's default is 1 s).
-	 */
-	private static final Duration BATCH_TIMEOUT = Duration
-		.ofMillis(Long.getLong("ratelimit.experiment.batch-timeout-ms", TIMEOUT.toMillis()));
-
 	private static final int[] DELAYS_MILLIS = Arrays.stream(System.getProperty("ratelimit.experiment.delays", "0,1,20")
 		.split(",")).mapToInt((delay) -> Integer.parseInt(delay.strip())).toArray();
 
@@ -360,8 +353,7 @@ class BatchedGlobalExperiment {
 				}
 			});
 			RedisBucketStore redis = new RedisBucketStore(client, prefix, TIMEOUT, 100_000, TimeSource.system())
-				.flushWindow(FLUSH_INTERVAL)
-				.backgroundTimeout(BATCH_TIMEOUT);
+				.flushWindow(FLUSH_INTERVAL);
 			// As the auto-configuration does at startup.
 			assertThat(redis.connect(Duration.ofSeconds(5)).connected()).isTrue();
 			if (mode == Mode.EXACT) {
@@ -389,7 +381,7 @@ class BatchedGlobalExperiment {
 				.autoReconnect(true)
 				.disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
 				.socketOptions(SocketOptions.builder().connectTimeout(TIMEOUT).build())
-				.timeoutOptions(TimeoutOptions.enabled())
+				.timeoutOptions(TimeoutOptions.enabled(TIMEOUT))
 				.build());
 			return client;
 		}

@@ -79,24 +79,6 @@ class RedisTimeoutCheckTest {
 	}
 
 	@Test
-	void startupWhenRedisIsFarForTheBatchTimeoutThenW017SaysWhatBatchTimeoutToSet(CapturedOutput output)
-			throws Exception {
-		try (DelayingTcpProxy far = DelayingTcpProxy.start(host(), port(), Duration.ofMillis(20))) {
-			runner(far).withPropertyValues("ratelimit.redis.timeout=1s", "ratelimit.redis.batch.timeout=100ms")
-				.run((context) -> {
-					assertThat(context).hasNotFailed();
-					assertThat(count(output)).isOne();
-					String line = line(output);
-					assertThat(line).contains("ratelimit.redis.batch.timeout=100ms", "GLOBAL_BATCHED")
-						.doesNotContain("ratelimit.redis.timeout=");
-					Matcher suggested = SUGGESTED.matcher(line);
-					assertThat(suggested.find()).as(line).isTrue();
-					assertThat(Integer.parseInt(suggested.group(1))).isGreaterThanOrEqualTo(410);
-				});
-		}
-	}
-
-	@Test
 	void startupWhenRedisIsNearThenDefaultTimeoutGetsNoW017(CapturedOutput output) throws Exception {
 		try (DelayingTcpProxy near = DelayingTcpProxy.start(host(), port(), Duration.ZERO)) {
 			runner(near).run((context) -> {

@@ -47,8 +47,10 @@ import org.jspecify.annotations.Nullable;
  * for it while the bucket, as last seen, can, it waits once for the key's call on its way
  * (its refill, or the call charging its credit) and is decided by what lands, rather than be
  * refused what the fleet has to give; or, with {@link BurstHandling#REFUSE}, it is refused at
- * once. A request waits for a call another started no longer than the store's longest wait
- * (the shared store's request timeout), and is failed if it has not ended by then.
+ * once. A request waits no longer in all than the store's longest wait (the shared store's
+ * request timeout), though it may wait twice (for its key's first call, then a refill):
+ * then one waiting for a refill is decided by what its lease holds, and one waiting for its
+ * key's first call is failed.
  * <p>A key this replica sees now and then, Gubernator style: its credit call, sized when it
  * starts, asks for the credit used by then and for a lease only as large as the key's
  * settled demand uses while it is held, so a key seen once is charged what it admitted and
@@ -169,10 +171,11 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 	 * @param sizing how large the leases are
 	 * @param bursts what a request gets that its key's lease and credit cannot pay for
 	 * while the shared bucket may
-	 * @param longestWait the longest a request waits for a call of its key that another
-	 * started (a refill, or a credit call): the shared store's request timeout, for its
-	 * background calls may have a longer one; a request that waited that long is failed, and
-	 * the failure mode of the store around this one decides it
+	 * @param longestWait the longest a request waits, in all, for the shared store's calls
+	 * of its key (its first call, then a refill): the shared store's request timeout, so
+	 * that it waits no longer than for a call of its own; then a request waiting for a
+	 * refill is decided by what its lease holds, and one waiting for its key's first call is
+	 * failed, for the failure mode of the store around this one to decide
 	 * @param idleReturn how long an unused lease is kept before it goes back
 	 * @param maximumLeases the most keys with a lease; the least used give theirs back first
 	 * @param background runs the background leases and returns (the store queues them
@@ -219,6 +222,10 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 		long units = Math.multiplyExact(tokens, BucketLimits.UNITS_PER_TOKEN);
 		boolean waitedForRefill = false;
 		boolean countedBurst = false;
+		// Set at the first wait: a request waits for the shared store no longer in all than the
+		// longest wait, though it may wait twice (for its key's first call, then a refill).
+		long waitDeadline = 0;
+		boolean waited = false;
 		while (true) {
 			// A quiet read first: a capturing loader would be allocated on every decision.
 			Lease lease = this.leases.getIfPresent(key);
@@ -290,9 +297,15 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 			}
 			// Outside the lock: the key's other requests wait for this one call, never for a
 			// call each in turn, and a hung store costs each of them one timeout at most.
+			long started = System.nanoTime();
+			if (!waited) {
+				waited = true;
+				waitDeadline = started + this.longestWaitNanos;
+			}
+			long budget = waitDeadline - started;
 			if (wait != null) {
 				waitedForRefill |= burst;
-				wait.await(key, lease, this);
+				wait.await(key, lease, this, budget);
 			}
 			else {
 				// A lease used up while the shared bucket still holds tokens (demand outran the
@@ -300,22 +313,22 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 				// give, so the request waits for the refill once and is decided by what lands.
 				waitedForRefill = true;
 				this.sharedWaits.increment();
-				awaitRefill(refill);
+				awaitRefill(refill, budget);
 			}
 		}
 	}
 
 	/**
-	 * Waits for a refill to land, at most the longest wait (the shared store's request
-	 * timeout, where its background calls may have a longer one, or a refill queued behind
-	 * others may not have started): a request waits no longer for a slow store than for a
-	 * call of its own, and is then decided by what the lease holds, as any request. A failed
+	 * Waits for a refill to land, at most what is left of the request's wait (a refill
+	 * queued behind others may not have started, or one that never ran, its queue closed at
+	 * shutdown, would hold the request): the request is then decided by what the lease
+	 * holds, as any request. A failed
 	 * refill fails the request, as a failed shared call fails the requests waiting for it:
 	 * the store's failure mode decides it, and it never waits for a second call.
 	 */
-	private void awaitRefill(CompletableFuture<Void> refill) {
+	private static void awaitRefill(CompletableFuture<Void> refill, long budgetNanos) {
 		try {
-			awaitCall(refill);
+			awaitCall(refill, budgetNanos);
 		}
 		catch (InterruptedException ex) {
 			Thread.currentThread().interrupt();
@@ -326,13 +339,15 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 	}
 
 	/**
-	 * Waits for a call of the key that another started to end, at most the longest wait.
+	 * Waits for a call of the key that another started to end, at most what is left of the
+	 * request's wait.
 	 * @throws TimeoutException if it has not ended by then
 	 * @throws InterruptedException if the request's thread was interrupted meanwhile
 	 */
-	private void awaitCall(CompletableFuture<Void> call) throws TimeoutException, InterruptedException {
+	private static void awaitCall(CompletableFuture<Void> call, long budgetNanos)
+			throws TimeoutException, InterruptedException {
 		try {
-			call.get(this.longestWaitNanos, TimeUnit.NANOSECONDS);
+			call.get(Math.max(0, budgetNanos), TimeUnit.NANOSECONDS);
 		}
 		catch (ExecutionException ex) {
 			Throwable failure = (ex.getCause() instanceof CompletionException && ex.getCause().getCause() != null)
@@ -812,8 +827,13 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 			});
 		}
 
-		void await(BucketKey key, Lease lease, LeasedBucketStore store) {
-			if (this.claimed.compareAndSet(false, true)) {
+		/**
+		 * Makes the call, unless the background or another request did, or waits for it, at
+		 * most what is left of the request's wait; with none left, the request is failed
+		 * rather than make a call of its own.
+		 */
+		void await(BucketKey key, Lease lease, LeasedBucketStore store, long budgetNanos) {
+			if (budgetNanos > 0 && this.claimed.compareAndSet(false, true)) {
 				store.sharedWaits.increment();
 				try {
 					store.leaseForRequests(key, lease, this);
@@ -826,7 +846,7 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 				return;
 			}
 			try {
-				store.awaitCall(this.done);
+				awaitCall(this.done, budgetNanos);
 			}
 			catch (InterruptedException ex) {
 				Thread.currentThread().interrupt();

@@ -155,6 +155,37 @@ class BurstHandlingTest {
 		assertThat(store.leaseStats().bursts()).as("one request, one burst").isOne();
 	}
 
+	@Test
+	void tryConsumeWhenARequestWaitsForItsKeysCallAndThenARefillThenItWaitsNoLongerInAllThanTheLongestWait() {
+		DeferredLeases deferred = new DeferredLeases(this.shared);
+		LeasedBucketStore store = replica(deferred, BurstHandling.WAIT); // waits 1 s at most
+		this.shared.tryConsume(KEY, HUNDRED_PER_SECOND, 85);
+		for (int i = 0; i < CREDIT; i++) {
+			assertThat(store.tryConsume(KEY, HUNDRED_PER_SECOND, 1).consumed()).isTrue();
+		}
+		this.background.runAll(); // the credit call starts
+		// The store answers it after 900 ms, with nothing for the request; the refill the
+		// request then waits for is never run.
+		Thread slowAnswer = new Thread(() -> {
+			try {
+				Thread.sleep(900);
+			}
+			catch (InterruptedException ex) {
+				return;
+			}
+			deferred.pending.poll().run();
+		});
+		slowAnswer.start();
+
+		long started = System.nanoTime();
+		Consumption decided = store.tryConsume(KEY, HUNDRED_PER_SECOND, 1);
+		Duration waited = Duration.ofNanos(System.nanoTime() - started);
+
+		assertThat(decided.consumed()).as("decided by the lease, which holds nothing").isFalse();
+		// 1 s in all, not 900 ms and then a second more.
+		assertThat(waited).isLessThan(Duration.ofMillis(1500));
+	}
+
 	/**
 	 * A shared store whose background leases are answered only when told, so that a request
 	 * can join a call the background started.
