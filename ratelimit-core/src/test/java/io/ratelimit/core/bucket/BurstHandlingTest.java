@@ -122,8 +122,8 @@ class BurstHandlingTest {
 
 	@Test
 	void tryConsumeWhenTheKeysCallNeverEndsThenARequestWaitingForItFailsWithinASecond() {
-		LeasableBucketStore hanging = new HangingLeases(this.shared);
-		LeasedBucketStore store = replica(hanging, BurstHandling.WAIT);
+		// Background leases are never answered.
+		LeasedBucketStore store = replica(new DeferredLeases(this.shared), BurstHandling.WAIT);
 		for (int i = 0; i < CREDIT; i++) {
 			assertThat(store.tryConsume(KEY, HUNDRED_PER_SECOND, 1).consumed()).isTrue();
 		}
@@ -187,8 +187,8 @@ class BurstHandlingTest {
 	}
 
 	/**
-	 * A shared store whose background leases are answered only when told, so that a request
-	 * can join a call the background started.
+	 * A shared store whose background leases are answered only when told (or never), so that
+	 * a request can join a call the background started.
 	 */
 	private static final class DeferredLeases implements LeasableBucketStore {
 
@@ -226,46 +226,6 @@ class BurstHandlingTest {
 			answers.setDaemon(true);
 			answers.start();
 			return answers;
-		}
-
-		@Override
-		public Grant lease(BucketKey key, BucketLimits limits, long maximumUnits) {
-			return this.delegate.lease(key, limits, maximumUnits);
-		}
-
-		@Override
-		public void giveBack(BucketKey key, BucketLimits limits, long units) {
-			this.delegate.giveBack(key, limits, units);
-		}
-
-		@Override
-		public void charge(BucketKey key, BucketLimits limits, long units) {
-			this.delegate.charge(key, limits, units);
-		}
-
-		@Override
-		public Consumption tryConsume(BucketKey key, BucketLimits limits, long tokens) {
-			return this.delegate.tryConsume(key, limits, tokens);
-		}
-
-		@Override
-		public void refund(BucketKey key, BucketLimits limits, long tokens) {
-			this.delegate.refund(key, limits, tokens);
-		}
-
-		@Override
-		public BucketStoreStats stats() {
-			return this.delegate.stats();
-		}
-
-	}
-
-	/** A shared store whose background leases are never answered. */
-	private record HangingLeases(SharedTestBuckets delegate) implements LeasableBucketStore {
-
-		@Override
-		public CompletionStage<Grant> leaseAsync(BucketKey key, BucketLimits limits, long maximumUnits) {
-			return new CompletableFuture<>();
 		}
 
 		@Override
