@@ -828,12 +828,12 @@ public final class LeasedBucketStore implements BucketStore, AutoCloseable {
 		}
 
 		/**
-		 * Makes the call, unless the background or another request did, or waits for it, at
-		 * most what is left of the request's wait; with none left, the request is failed
-		 * rather than make a call of its own.
+		 * Makes the call, unless the background or another request did (within the shared
+		 * store's own timeout: a call left unmade would hold the key's later requests), or
+		 * waits for it, at most what is left of the request's wait.
 		 */
 		void await(BucketKey key, Lease lease, LeasedBucketStore store, long budgetNanos) {
-			if (budgetNanos > 0 && this.claimed.compareAndSet(false, true)) {
+			if (this.claimed.compareAndSet(false, true)) {
 				store.sharedWaits.increment();
 				try {
 					store.leaseForRequests(key, lease, this);
