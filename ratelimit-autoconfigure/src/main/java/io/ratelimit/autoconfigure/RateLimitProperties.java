@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
+import io.ratelimit.core.bucket.BurstHandling;
 import io.ratelimit.core.identity.ForwardingHeader;
 import io.ratelimit.core.identity.IdentifierNormalization;
 import org.jspecify.annotations.Nullable;
@@ -925,7 +926,7 @@ public class RateLimitProperties {
 			 * the price of 429s an exact limiter would not give. A request waits for Redis no
 			 * longer than ratelimit.redis.timeout either way.
 			 */
-			private BurstMode burst = BurstMode.WAIT;
+			private BurstHandling burst = BurstHandling.WAIT;
 
 			/**
 			 * How long a replica keeps a key's unused lease before giving it back.
@@ -977,11 +978,11 @@ public class RateLimitProperties {
 				this.coldKeyShare = coldKeyShare;
 			}
 
-			public BurstMode getBurst() {
+			public BurstHandling getBurst() {
 				return this.burst;
 			}
 
-			public void setBurst(BurstMode burst) {
+			public void setBurst(BurstHandling burst) {
 				this.burst = burst;
 			}
 
@@ -1023,20 +1024,6 @@ public class RateLimitProperties {
 
 		/** Always the maximum share of the capacity. */
 		STATIC
-
-	}
-
-	/**
-	 * What a request of a GLOBAL_BATCHED policy gets that its key's lease and credit cannot
-	 * pay for while Redis may.
-	 */
-	public enum BurstMode {
-
-		/** Wait once for the key's call to Redis on its way, and be decided by what it brings. */
-		WAIT,
-
-		/** Be refused at once: no such request waits for Redis. */
-		REFUSE
 
 	}
 

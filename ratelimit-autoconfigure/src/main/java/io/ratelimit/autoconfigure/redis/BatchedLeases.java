@@ -8,7 +8,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import io.ratelimit.autoconfigure.InvalidRateLimitPropertyException;
 import io.ratelimit.autoconfigure.RateLimitProperties;
 import io.ratelimit.core.TimeSource;
-import io.ratelimit.core.bucket.BurstHandling;
 import io.ratelimit.core.bucket.LeaseSizing;
 import io.ratelimit.core.bucket.LeasedBucketStore;
 
@@ -40,10 +39,8 @@ final class BatchedLeases {
 						batch.getColdKeyShare()));
 		redis.flushWindow(InvalidRateLimitPropertyException.check("ratelimit.redis.batch.flush-interval",
 				() -> RateLimitRedisAutoConfiguration.positive(batch.getFlushInterval())));
-		BurstHandling bursts = (batch.getBurst() == RateLimitProperties.BurstMode.REFUSE) ? BurstHandling.REFUSE
-				: BurstHandling.WAIT;
 		// A request waits for its key's calls no longer than for a call of its own.
-		return new LeasedBucketStore(redis, sizing, bursts, properties.getRedis().getTimeout(), idleReturn,
+		return new LeasedBucketStore(redis, sizing, batch.getBurst(), properties.getRedis().getTimeout(), idleReturn,
 				properties.getBuckets().getMaximumEntries(), background, TimeSource.system());
 	}
 
